@@ -1,0 +1,81 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A held lock. Ownership belongs to the lease, not to a thread: any thread may {@link #release()} or
+ * {@link #extend(Duration)} it, which is what asynchronous code needs. Closing the lease releases it, so it fits
+ * try-with-resources.
+ * <p>
+ * A lease can be lost while held (renewal failed, the backend dropped the lock, a fixed lease ran out); then
+ * {@link #isValid()} turns {@code false}, the {@link #onLost(Runnable) lost callbacks} run once, and the work done
+ * under it must be treated as unprotected. {@link #fencingToken()} is what lets the protected resource reject a late
+ * writer in that case.
+ *
+ * @since 0.1.0
+ */
+public interface Lease extends AutoCloseable {
+
+	/**
+	 * The key as requested (without {@code distlock.key-prefix}).
+	 * @return the key
+	 */
+	String key();
+
+	LockType type();
+
+	/**
+	 * The fencing token of this acquisition: strictly greater than the token of every earlier acquisition of the same
+	 * lock, across processes. Pass it to the protected resource and have it refuse a token lower than the last it saw
+	 * (for example {@code UPDATE ... WHERE last_token < ?}); that keeps a holder that paused past its lease from
+	 * overwriting its successor's work. Re-entrant acquisitions share the outer acquisition's token.
+	 * @return the fencing token
+	 */
+	long fencingToken();
+
+	/**
+	 * When the backend lease ends unless renewed: a conservative local estimate, measured from when the acquire (or
+	 * last renewal) request was sent. Under the watchdog it moves forward with every renewal.
+	 * @return the estimated expiry
+	 */
+	Instant expiresAt();
+
+	/**
+	 * Whether the lease is still held: not released, not lost, and not past {@link #expiresAt()}.
+	 * @return {@code true} if still held
+	 */
+	boolean isValid();
+
+	/**
+	 * Asks the backend to hold the lock for {@code duration} from now; only the owner's token can do so.
+	 * @param duration the new lease from now, positive
+	 * @throws LockLostException if the lock is no longer held by this lease (it is then marked lost)
+	 * @throws DistributedLockException if the backend fails
+	 */
+	void extend(Duration duration);
+
+	/**
+	 * Releases the lock if this is the outermost hold; inner re-entrant holds only count down. Idempotent. Only this
+	 * lease's owner token is ever released, so releasing a lease that expired never frees another holder's lock. A
+	 * backend failure during release is logged, not thrown: the backend lease then frees the lock when it runs out.
+	 */
+	void release();
+
+	/**
+	 * Registers a callback run once if the lease is lost while held (never after a normal release). If the lease is
+	 * already lost the callback runs at once on the calling thread.
+	 * @param callback the callback
+	 * @return this lease
+	 */
+	Lease onLost(Runnable callback);
+
+	/**
+	 * Same as {@link #release()}.
+	 */
+	@Override
+	default void close() {
+		release();
+	}
+
+}

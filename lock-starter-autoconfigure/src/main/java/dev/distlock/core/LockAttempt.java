@@ -1,0 +1,108 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the core asks a backend for: a lock on {@link #key()} of {@link #type()} for {@link #owner()}, with a backend
+ * lease of {@link #lease()}. The owner token is unique across processes and is the only identity the backend should
+ * store and compare (never a thread id). A backend that later learns the lock is gone without being asked (a
+ * ZooKeeper session ended, a connection holding a database lock died) calls {@link #reportLost(String)}.
+ *
+ * @since 0.1.0
+ */
+public final class LockAttempt {
+
+	private final String key;
+
+	private final LockType type;
+
+	private final int permits;
+
+	private final Duration lease;
+
+	private final String owner;
+
+	private volatile @Nullable Consumer<String> lossHandler;
+
+	private volatile @Nullable String lostReason;
+
+	/**
+	 * Creates an attempt; the core does this, backends' tests may too.
+	 * @param key the full key (with prefix)
+	 * @param type the lock type
+	 * @param permits the permits of a SEMAPHORE, else 1
+	 * @param lease the backend lease to set
+	 * @param owner the unique owner token
+	 */
+	public LockAttempt(String key, LockType type, int permits, Duration lease, String owner) {
+		this.key = key;
+		this.type = type;
+		this.permits = permits;
+		this.lease = lease;
+		this.owner = owner;
+	}
+
+	/**
+	 * The full key, prefix included. Treat it as data: never splice it into a script, a query or a path unescaped.
+	 * @return the key
+	 */
+	public String key() {
+		return this.key;
+	}
+
+	public LockType type() {
+		return this.type;
+	}
+
+	public int permits() {
+		return this.permits;
+	}
+
+	/**
+	 * The lease to set on the backend; the core renews it when the caller asked for no fixed lease.
+	 * @return the lease
+	 */
+	public Duration lease() {
+		return this.lease;
+	}
+
+	/**
+	 * The owner token: unique per acquisition across processes.
+	 * @return the owner token
+	 */
+	public String owner() {
+		return this.owner;
+	}
+
+	/**
+	 * Tells the core that the lock granted to this attempt is gone. Safe to call from any thread, at any time, more
+	 * than once; only the first call counts.
+	 * @param reason what happened, for logs and the {@link LockLostException} message
+	 */
+	public void reportLost(String reason) {
+		if (this.lostReason == null) {
+			this.lostReason = reason;
+			Consumer<String> handler = this.lossHandler;
+			if (handler != null) {
+				handler.accept(reason);
+			}
+		}
+	}
+
+	void onLoss(Consumer<String> handler) {
+		this.lossHandler = handler;
+		String reason = this.lostReason;
+		if (reason != null) {
+			handler.accept(reason);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.type + " '" + this.key + "' for " + this.owner;
+	}
+
+}

@@ -1,0 +1,213 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What to lock and how: key, type, lease, wait time, permits and provider. Immutable; build one with
+ * {@link #builder(String)}, which validates on {@link Builder#build()} and throws {@link LockConfigurationException}
+ * for a blank key, a negative or zero lease, a negative wait, or permits below one.
+ * <p>
+ * A {@code null} lease means "hold until released": the {@link LeaseRenewer} watchdog renews a short backend lease
+ * until the lock is released, so a dead holder's lock frees itself. A {@code null} wait time means the configured
+ * default ({@code distlock.default-wait}); {@link Duration#ZERO} means "try once".
+ *
+ * @since 0.1.0
+ */
+public final class LockRequest {
+
+	private final String key;
+
+	private final LockType type;
+
+	private final @Nullable Duration lease;
+
+	private final @Nullable Duration waitTime;
+
+	private final int permits;
+
+	private final @Nullable String provider;
+
+	private LockRequest(Builder builder) {
+		this.key = builder.key;
+		this.type = builder.type;
+		this.lease = builder.lease;
+		this.waitTime = builder.waitTime;
+		this.permits = builder.permits;
+		this.provider = builder.provider;
+	}
+
+	/**
+	 * Starts a request for a MUTEX on the given key with the configured defaults.
+	 * @param key the lock key; must not be blank
+	 * @return a builder
+	 */
+	public static Builder builder(String key) {
+		return new Builder(key);
+	}
+
+	/**
+	 * A MUTEX request on the key with every other setting at its configured default.
+	 * @param key the lock key
+	 * @return the request
+	 */
+	public static LockRequest of(String key) {
+		return builder(key).build();
+	}
+
+	public String key() {
+		return this.key;
+	}
+
+	public LockType type() {
+		return this.type;
+	}
+
+	/**
+	 * The lease asked for, or {@code null} to hold until released under the watchdog.
+	 * @return the lease or {@code null}
+	 */
+	public @Nullable Duration lease() {
+		return this.lease;
+	}
+
+	/**
+	 * How long to wait for the lock, or {@code null} for the configured default.
+	 * @return the wait time or {@code null}
+	 */
+	public @Nullable Duration waitTime() {
+		return this.waitTime;
+	}
+
+	/**
+	 * Permits of a SEMAPHORE (the most holders at once); 1 for other types.
+	 * @return the permit count
+	 */
+	public int permits() {
+		return this.permits;
+	}
+
+	/**
+	 * The provider (backend) to use, or {@code null} for the default one.
+	 * @return the provider name or {@code null}
+	 */
+	public @Nullable String provider() {
+		return this.provider;
+	}
+
+	/**
+	 * A builder initialised from this request.
+	 * @return a new builder
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder(this.key).type(this.type).permits(this.permits);
+		builder.lease = this.lease;
+		builder.waitTime = this.waitTime;
+		builder.provider = this.provider;
+		return builder;
+	}
+
+	@Override
+	public String toString() {
+		return "LockRequest[key=" + this.key + ", type=" + this.type + ", lease=" + this.lease + ", waitTime="
+				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + "]";
+	}
+
+	/**
+	 * Builds a {@link LockRequest}; nothing is checked until {@link #build()}.
+	 */
+	public static final class Builder {
+
+		private String key;
+
+		private LockType type = LockType.MUTEX;
+
+		private @Nullable Duration lease;
+
+		private @Nullable Duration waitTime;
+
+		private int permits = 1;
+
+		private @Nullable String provider;
+
+		private Builder(String key) {
+			this.key = key;
+		}
+
+		public Builder key(String key) {
+			this.key = key;
+			return this;
+		}
+
+		public Builder type(LockType type) {
+			this.type = Objects.requireNonNull(type, "type");
+			return this;
+		}
+
+		/**
+		 * Sets a fixed lease: the backend frees the lock after it unless {@link Lease#extend(Duration)} is called.
+		 * {@code null} selects the watchdog.
+		 * @param lease the lease, positive
+		 * @return this builder
+		 */
+		public Builder lease(@Nullable Duration lease) {
+			this.lease = lease;
+			return this;
+		}
+
+		/**
+		 * Sets the wait time; {@link Duration#ZERO} tries once, {@code null} uses the configured default.
+		 * @param waitTime the wait time, not negative
+		 * @return this builder
+		 */
+		public Builder waitTime(@Nullable Duration waitTime) {
+			this.waitTime = waitTime;
+			return this;
+		}
+
+		public Builder permits(int permits) {
+			this.permits = permits;
+			return this;
+		}
+
+		public Builder provider(@Nullable String provider) {
+			this.provider = provider;
+			return this;
+		}
+
+		/**
+		 * Validates and builds the request.
+		 * @return the request
+		 * @throws LockConfigurationException if a value is out of range
+		 */
+		public LockRequest build() {
+			if (this.key == null || this.key.isBlank()) {
+				throw new LockConfigurationException("Lock key must not be null or blank");
+			}
+			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
+				throw new LockConfigurationException(
+						"Lease of lock '" + this.key + "' must be positive, was " + this.lease);
+			}
+			if (this.waitTime != null && this.waitTime.isNegative()) {
+				throw new LockConfigurationException(
+						"Wait time of lock '" + this.key + "' must not be negative, was " + this.waitTime);
+			}
+			if (this.permits < 1) {
+				throw new LockConfigurationException(
+						"Permits of lock '" + this.key + "' must be at least 1, was " + this.permits);
+			}
+			if (this.type != LockType.SEMAPHORE && this.permits != 1) {
+				throw new LockConfigurationException("Permits apply to SEMAPHORE only; lock '" + this.key + "' is "
+						+ this.type + " with permits=" + this.permits);
+			}
+			if (this.provider != null && this.provider.isBlank()) {
+				this.provider = null;
+			}
+			return new LockRequest(this);
+		}
+
+	}
+
+}

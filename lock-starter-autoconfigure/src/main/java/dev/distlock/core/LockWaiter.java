@@ -1,0 +1,136 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The deadline of one acquisition and the core's wait loop. Thin backends never see more than
+ * {@link LockProvider#tryAcquire} calls from it: attempt; if busy, subscribe to release notifications and attempt
+ * again (closing the gap between the first attempt and the subscription); then sleep until notified, until the
+ * holder's lease ends ({@link Acquisition#retryAfter()}), or for a capped, jittered, exponentially growing backoff,
+ * whichever comes first, and try again, with a last attempt at the deadline. With notifications the sleep is capped
+ * by the fallback poll, so a lost message costs at most that.
+ * <p>
+ * Backends that own their waiting use only {@link #remaining()} and {@link #deadlineNanos()}.
+ *
+ * @since 0.1.0
+ */
+public final class LockWaiter {
+
+	private final long deadlineNanos;
+
+	private final boolean tryOnce;
+
+	private final LockSettings settings;
+
+	LockWaiter(Duration wait, LockSettings settings) {
+		this.tryOnce = wait.isZero();
+		this.deadlineNanos = System.nanoTime() + saturatedNanos(wait);
+		this.settings = settings;
+	}
+
+	static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE / 4;
+		}
+	}
+
+	/**
+	 * The deadline on the {@link System#nanoTime()} scale.
+	 * @return the deadline
+	 */
+	public long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/**
+	 * Time left until the deadline, never negative.
+	 * @return the time left
+	 */
+	public Duration remaining() {
+		return Duration.ofNanos(Math.max(0, this.deadlineNanos - System.nanoTime()));
+	}
+
+	/**
+	 * Whether the caller asked to try once ({@code waitTime = 0}).
+	 * @return {@code true} for a single attempt
+	 */
+	public boolean isTryOnce() {
+		return this.tryOnce;
+	}
+
+	/**
+	 * Runs the wait loop for a thin backend.
+	 * @param provider the backend
+	 * @param attempt what to acquire
+	 * @return the granted lock, or {@code null} when the deadline passed
+	 * @throws InterruptedException if interrupted while waiting
+	 * @throws Exception if the backend failed
+	 */
+	public @Nullable HeldLock await(LockProvider provider, LockAttempt attempt) throws Exception {
+		Acquisition outcome = provider.tryAcquire(attempt);
+		if (outcome.isAcquired()) {
+			return outcome.lock();
+		}
+		if (this.tryOnce || System.nanoTime() - this.deadlineNanos >= 0) {
+			return null;
+		}
+		WakeUp wakeUp = new WakeUp();
+		try (ReleaseSubscription subscription = provider.subscribe(attempt, wakeUp::signal)) {
+			boolean notified = subscription.isActive();
+			long backoff = this.settings.minBackoff().toNanos();
+			long cap = notified ? this.settings.fallbackPoll().toNanos() : this.settings.maxBackoff().toNanos();
+			while (true) {
+				outcome = provider.tryAcquire(attempt);
+				if (outcome.isAcquired()) {
+					return outcome.lock();
+				}
+				long remaining = this.deadlineNanos - System.nanoTime();
+				if (remaining <= 0) {
+					return null;
+				}
+				long sleep = notified ? cap : jitter(backoff);
+				Duration hint = outcome.retryAfter();
+				if (hint != null) {
+					// the holder's lease ends then at the latest; a little slack lets the expiry happen first
+					sleep = Math.min(sleep, saturatedNanos(hint) + TimeUnit.MILLISECONDS.toNanos(1));
+				}
+				wakeUp.await(Math.min(sleep, remaining));
+				backoff = Math.min(backoff * 2, cap);
+			}
+		}
+	}
+
+	private static long jitter(long nanos) {
+		// "equal jitter": half fixed, half random, so waiters of one key spread out but still back off
+		long half = Math.max(1, nanos / 2);
+		return half + ThreadLocalRandom.current().nextLong(half);
+	}
+
+	/** One waiter's wake-up flag; signals before the wait are kept, repeats collapse. */
+	private static final class WakeUp {
+
+		private final Semaphore signals = new Semaphore(0);
+
+		void signal() {
+			if (this.signals.availablePermits() == 0) {
+				this.signals.release();
+			}
+		}
+
+		void await(long nanos) throws InterruptedException {
+			if (this.signals.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+				this.signals.drainPermits();
+			}
+		}
+
+	}
+
+}
