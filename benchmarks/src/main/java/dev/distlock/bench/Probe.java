@@ -1,0 +1,4 @@
+package dev.distlock.bench;
+
+class Probe {
+}
