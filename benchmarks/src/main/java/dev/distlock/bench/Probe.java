@@ -1,4 +1,0 @@
-package dev.distlock.bench;
-
-class Probe {
-}
