@@ -25,6 +25,10 @@ public final class LockAttempt {
 
 	private final String owner;
 
+	private volatile long sentNanos;
+
+	private volatile boolean sentMarked;
+
 	private volatile @Nullable Consumer<String> lossHandler;
 
 	private volatile @Nullable String lostReason;
@@ -75,6 +79,21 @@ public final class LockAttempt {
 	 */
 	public String owner() {
 		return this.owner;
+	}
+
+	/**
+	 * Records that a request that may grant the lock is about to be sent. The lease's expiry is measured from the
+	 * last such mark, because the backend cannot have started the lease earlier. The core's wait loop marks every
+	 * attempt; a backend that owns its waiting should call this before each request that may grant the lock (if it
+	 * never does, the core measures from when {@code acquire} returned, which is later by up to one round trip).
+	 */
+	public void markSent() {
+		this.sentNanos = System.nanoTime();
+		this.sentMarked = true;
+	}
+
+	long sentNanos(long fallback) {
+		return this.sentMarked ? this.sentNanos : fallback;
 	}
 
 	/**

@@ -290,7 +290,6 @@ public class LockTemplate implements AutoCloseable {
 		Duration backendLease = watchdog ? this.settings.watchdogLease() : leaseOf(request);
 		LockAttempt attempt = new LockAttempt(fullKey, type, request.permits(), backendLease, nextOwner());
 		HeldLock held;
-		long sent = System.nanoTime();
 		try {
 			held = provider.acquire(attempt, waiter);
 		}
@@ -332,6 +331,7 @@ public class LockTemplate implements AutoCloseable {
 				releaseGate.exit();
 			}
 		};
+		long sent = attempt.sentNanos(System.nanoTime());
 		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, sent, cleanup);
 		self[0] = lease;
 		this.active.add(lease);

@@ -75,6 +75,7 @@ public final class LockWaiter {
 	 * @throws Exception if the backend failed
 	 */
 	public @Nullable HeldLock await(LockProvider provider, LockAttempt attempt) throws Exception {
+		attempt.markSent();
 		Acquisition outcome = provider.tryAcquire(attempt);
 		if (outcome.isAcquired()) {
 			return outcome.lock();
@@ -88,6 +89,7 @@ public final class LockWaiter {
 			long backoff = this.settings.minBackoff().toNanos();
 			long cap = notified ? this.settings.fallbackPoll().toNanos() : this.settings.maxBackoff().toNanos();
 			while (true) {
+				attempt.markSent();
 				outcome = provider.tryAcquire(attempt);
 				if (outcome.isAcquired()) {
 					return outcome.lock();

@@ -389,6 +389,22 @@ public abstract class AbstractLockProviderContractTest {
 	}
 
 	@Test
+	void leaseIsMeasuredFromTheGrantNotFromTheStartOfTheWait() throws Exception {
+		LockTemplate a = newProcess();
+		LockTemplate b = newProcess();
+		String key = key("longwait");
+		Lease held = a.acquire(LockRequest.of(key));
+		Future<Lease> waiter = this.executor.submit(() -> b.acquire(
+				LockRequest.builder(key).lease(shortLease()).waitTime(Duration.ofSeconds(20)).build()));
+		Thread.sleep(shortLease().multipliedBy(2).toMillis());
+		held.release();
+		Lease next = waiter.get(10, TimeUnit.SECONDS);
+		assertThat(next.isValid()).as("a lease granted after a wait longer than itself is still valid").isTrue();
+		assertThat(next.expiresAt()).isAfter(java.time.Instant.now());
+		next.release();
+	}
+
+	@Test
 	void localThreadsQueueSoOnlyOneTalksToTheBackend() throws Exception {
 		CountingLockProvider[] counting = new CountingLockProvider[1];
 		LockTemplate process = newProcess(counting);
