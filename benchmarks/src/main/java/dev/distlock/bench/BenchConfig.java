@@ -7,8 +7,9 @@ import java.util.UUID;
  * Where the benchmark subjects find their servers, read from system properties so that JMH forks and handoff
  * children see the same values: {@code bench.redis.host}/{@code bench.redis.port} (127.0.0.1:6379),
  * {@code bench.pg.url}/{@code bench.pg.user}/{@code bench.pg.password} (the {@code test} database on
- * 127.0.0.1:5432 as {@code postgres}), and {@code bench.zk.connect} (unset: each subject starts an in-process
- * Curator {@code TestingServer}). Every instance carries a fresh run id that is part of every key, so runs never meet.
+ * 127.0.0.1:5432 as {@code postgres}), {@code bench.zk.connect} (unset: each subject starts an in-process
+ * Curator {@code TestingServer}), and {@code bench.run.id} (unset: a random one; the two processes of a handoff
+ * measurement share one). The run id is part of every key, so runs never meet.
  *
  * @param redisHost Redis host
  * @param redisPort Redis port
@@ -29,34 +30,15 @@ public record BenchConfig(String redisHost, int redisPort, String pgUrl, String 
 
 	/**
 	 * Reads the configuration from system properties.
-	 * @return the configuration, with a new run id
+	 * @return the configuration
 	 */
 	public static BenchConfig fromSystemProperties() {
 		return new BenchConfig(System.getProperty("bench.redis.host", "127.0.0.1"),
 				Integer.getInteger("bench.redis.port", 6379),
 				System.getProperty("bench.pg.url", "jdbc:postgresql://127.0.0.1:5432/test"),
 				System.getProperty("bench.pg.user", "postgres"), System.getProperty("bench.pg.password", ""),
-				System.getProperty("bench.zk.connect"), UUID.randomUUID().toString().substring(0, 8));
-	}
-
-	/**
-	 * The same servers under another run id, or the given one.
-	 * @param runId the run id
-	 * @return the configuration
-	 */
-	public BenchConfig withRunId(String runId) {
-		return new BenchConfig(this.redisHost, this.redisPort, this.pgUrl, this.pgUser, this.pgPassword,
-				this.zkConnect, runId);
-	}
-
-	/**
-	 * The same servers with the given ZooKeeper connect string.
-	 * @param connect the connect string
-	 * @return the configuration
-	 */
-	public BenchConfig withZkConnect(String connect) {
-		return new BenchConfig(this.redisHost, this.redisPort, this.pgUrl, this.pgUser, this.pgPassword, connect,
-				this.runId);
+				System.getProperty("bench.zk.connect"),
+				System.getProperty("bench.run.id", UUID.randomUUID().toString().substring(0, 8)));
 	}
 
 	/**
