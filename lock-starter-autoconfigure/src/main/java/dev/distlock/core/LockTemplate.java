@@ -269,6 +269,7 @@ public class LockTemplate implements AutoCloseable {
 		}
 		Duration wait = waitOf(request);
 		LockWaiter waiter = new LockWaiter(wait, this.settings);
+		fireAcquiring(request, provider);
 		long start = System.nanoTime();
 		LocalGates.Gate gate = null;
 		boolean gated = type.isExclusive() || !waiter.isTryOnce();
@@ -332,7 +333,8 @@ public class LockTemplate implements AutoCloseable {
 				releaseGate.exit();
 			}
 		};
-		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, sent, cleanup);
+		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), request.name(), watchdog,
+				sent, cleanup);
 		self[0] = lease;
 		this.active.add(lease);
 		if (registered != null) {
@@ -460,6 +462,17 @@ public class LockTemplate implements AutoCloseable {
 
 	LeaseRenewer renewer() {
 		return this.renewer;
+	}
+
+	private void fireAcquiring(LockRequest request, LockProvider provider) {
+		for (LockListener listener : this.listeners) {
+			try {
+				listener.acquiring(request, provider.name());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock listener " + listener + " failed", ex);
+			}
+		}
 	}
 
 	void fireRenewed(ManagedLease lease) {

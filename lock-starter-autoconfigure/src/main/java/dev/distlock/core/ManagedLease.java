@@ -40,6 +40,8 @@ final class ManagedLease implements Lease {
 
 	private final String key;
 
+	private final @Nullable String name;
+
 	private final boolean watchdog;
 
 	private final Thread ownerThread;
@@ -73,12 +75,13 @@ final class ManagedLease implements Lease {
 	private volatile @Nullable String lostReason;
 
 	ManagedLease(LockTemplate template, LockProvider provider, LockAttempt attempt, HeldLock held, String key,
-			boolean watchdog, long requestSentNanos, @Nullable Runnable cleanup) {
+			@Nullable String name, boolean watchdog, long requestSentNanos, @Nullable Runnable cleanup) {
 		this.template = template;
 		this.provider = provider;
 		this.attempt = attempt;
 		this.held = held;
 		this.key = key;
+		this.name = name;
 		this.watchdog = watchdog;
 		this.ownerThread = Thread.currentThread();
 		this.acquiredNanos = System.nanoTime();
@@ -104,6 +107,11 @@ final class ManagedLease implements Lease {
 	@Override
 	public String key() {
 		return this.key;
+	}
+
+	@Override
+	public @Nullable String name() {
+		return this.name;
 	}
 
 	@Override
@@ -400,6 +408,11 @@ final class ManagedLease implements Lease {
 		@Override
 		public String key() {
 			return this.outer.key();
+		}
+
+		@Override
+		public @Nullable String name() {
+			return this.outer.name();
 		}
 
 		@Override
