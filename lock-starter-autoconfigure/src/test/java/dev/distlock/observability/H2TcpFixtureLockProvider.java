@@ -29,6 +29,12 @@ final class H2TcpFixtureLockProvider implements LockProvider {
 
 	static final String NAME = "h2fixture";
 
+	static {
+		// H2's client retries a refused connect 16 times with growing sleeps (~1.3 s); a stopped server should fail
+		// the call at once. Read once when H2 first loads; only H2 TCP clients (this fixture) are affected.
+		System.setProperty("h2.socketConnectRetry", "0");
+	}
+
 	private final Server server;
 
 	private final String url;
