@@ -40,7 +40,7 @@ public class LockProviderHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("provider", this.provider.name()).withDetail("default", this.defaultProvider);
 		long start = System.nanoTime();
 		this.probe.check(this.provider);
-		builder.up().withDetail("responseTime", Duration.ofNanos(System.nanoTime() - start).toString());
+		builder.up().withDetail("responseTime", Duration.ofNanos(System.nanoTime() - start).toMillis() + "ms");
 	}
 
 }
