@@ -41,6 +41,21 @@ class DistlockMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithDistlockMetersDisabledShouldRecordNothing() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
+			.withPropertyValues("management.metrics.enable.distlock=false")
+			.run((context) -> {
+				context.getBean(LockTemplate.class).run("order:1", () -> {
+				});
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.find("distlock.acquire").timer()).isNull();
+				assertThat(registry.find("distlock.hold").timer()).isNull();
+			});
+	}
+
+	@Test
 	void runWithUserMeterRegistryShouldCreateListener() {
 		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
 			assertThat(context).hasSingleBean(MetricsLockListener.class);
