@@ -333,9 +333,9 @@ public class LockTemplate implements AutoCloseable {
 				releaseGate.exit();
 			}
 		};
-		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), request.name(), watchdog,
-				sent, cleanup);
+		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, sent, cleanup);
 		self[0] = lease;
+		lease.name(request.name());
 		this.active.add(lease);
 		if (registered != null) {
 			this.reentrant.put(registered, lease);

@@ -40,7 +40,8 @@ final class ManagedLease implements Lease {
 
 	private final String key;
 
-	private final @Nullable String name;
+	// set once, right after construction and before the lease is published to other threads
+	private @Nullable String name;
 
 	private final boolean watchdog;
 
@@ -75,13 +76,12 @@ final class ManagedLease implements Lease {
 	private volatile @Nullable String lostReason;
 
 	ManagedLease(LockTemplate template, LockProvider provider, LockAttempt attempt, HeldLock held, String key,
-			@Nullable String name, boolean watchdog, long requestSentNanos, @Nullable Runnable cleanup) {
+			boolean watchdog, long requestSentNanos, @Nullable Runnable cleanup) {
 		this.template = template;
 		this.provider = provider;
 		this.attempt = attempt;
 		this.held = held;
 		this.key = key;
-		this.name = name;
 		this.watchdog = watchdog;
 		this.ownerThread = Thread.currentThread();
 		this.acquiredNanos = System.nanoTime();
@@ -112,6 +112,10 @@ final class ManagedLease implements Lease {
 	@Override
 	public @Nullable String name() {
 		return this.name;
+	}
+
+	void name(@Nullable String name) {
+		this.name = name;
 	}
 
 	@Override
