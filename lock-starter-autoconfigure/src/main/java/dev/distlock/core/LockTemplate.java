@@ -269,6 +269,7 @@ public class LockTemplate implements AutoCloseable {
 		}
 		Duration wait = waitOf(request);
 		LockWaiter waiter = new LockWaiter(wait, this.settings);
+		fireAcquiring(request, provider);
 		long start = System.nanoTime();
 		LocalGates.Gate gate = null;
 		boolean gated = type.isExclusive() || !waiter.isTryOnce();
@@ -334,6 +335,7 @@ public class LockTemplate implements AutoCloseable {
 		long sent = attempt.sentNanos(System.nanoTime());
 		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, sent, cleanup);
 		self[0] = lease;
+		lease.name(request.name());
 		this.active.add(lease);
 		if (registered != null) {
 			this.reentrant.put(registered, lease);
@@ -460,6 +462,17 @@ public class LockTemplate implements AutoCloseable {
 
 	LeaseRenewer renewer() {
 		return this.renewer;
+	}
+
+	private void fireAcquiring(LockRequest request, LockProvider provider) {
+		for (LockListener listener : this.listeners) {
+			try {
+				listener.acquiring(request, provider.name());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock listener " + listener + " failed", ex);
+			}
+		}
 	}
 
 	void fireRenewed(ManagedLease lease) {
