@@ -294,9 +294,9 @@ public final class RedissonLockProvider implements LockProvider {
 
 	/**
 	 * Releases whatever the attempt's owner id may hold (owner-checked, so never another's lock) and leaves the
-	 * fair queue. If Redisson is still working on the attempt (a slow reply, or a wait that outlives an interrupt),
-	 * whatever it grants later is released when it arrives. A SEMAPHORE permit whose reply never arrives cannot be
-	 * named, and stays taken until its lease ends.
+	 * fair queue. If Redisson is still working on the attempt (a wait that outlives an interrupt, a slow reply), its
+	 * future is cancelled: Redisson then stops waiting and itself releases a grant that arrives after that. A
+	 * SEMAPHORE permit whose reply never arrives cannot be named, and stays taken until its lease ends.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
@@ -308,11 +308,21 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private void cleanUp(LockAttempt attempt, Pending state) {
 		try {
+			Object granted = null;
 			CompletableFuture<?> acquiring = state.acquiring;
-			if (acquiring != null && !acquiring.isDone()) {
-				acquiring.whenComplete((granted, ex) -> releaseAbandoned(attempt, state, granted));
+			if (acquiring != null) {
+				acquiring.cancel(false);
+				if (!acquiring.isCompletedExceptionally()) {
+					granted = acquiring.getNow(null);
+				}
 			}
-			releaseAbandoned(attempt, state, null);
+			releaseAbandoned(attempt, state, granted);
+			if (attempt.type() == LockType.FAIR) {
+				// a fair-lock script already on its way when Redisson's future was cancelled may queue the owner
+				// again; once it has surely run, leave the queue once more
+				CompletableFuture.delayedExecutor(this.timeoutMillis, TimeUnit.MILLISECONDS)
+					.execute(() -> leaveFairQueue(attempt, state.ownerId));
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not clean up after " + attempt, ex);
@@ -320,26 +330,30 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	private void releaseAbandoned(LockAttempt attempt, Pending state, @Nullable Object granted) {
+		if (attempt.type() == LockType.SEMAPHORE) {
+			String permitId = (granted instanceof String id) ? id : state.permitId;
+			if (permitId != null) {
+				quietly(attempt, this.client.getPermitExpirableSemaphore(redisName(attempt))
+					.tryReleaseAsync(permitId));
+			}
+			return;
+		}
+		quietly(attempt, hashLock(attempt).unlockAsync(state.ownerId));
+		if (attempt.type() == LockType.FAIR) {
+			leaveFairQueue(attempt, state.ownerId);
+		}
+	}
+
+	private void leaveFairQueue(LockAttempt attempt, long ownerId) {
 		try {
-			if (attempt.type() == LockType.SEMAPHORE) {
-				String permitId = (granted instanceof String id) ? id : state.permitId;
-				if (permitId != null) {
-					quietly(attempt, this.client.getPermitExpirableSemaphore(redisName(attempt))
-						.tryReleaseAsync(permitId));
-				}
-				return;
-			}
-			quietly(attempt, hashLock(attempt).unlockAsync(state.ownerId));
-			if (attempt.type() == LockType.FAIR) {
-				String name = redisName(attempt);
-				quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client,
-						List.of(RedissonObject.prefixName("redisson_lock_queue", name),
-								RedissonObject.prefixName("redisson_lock_timeout", name)),
-						field(attempt, state.ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
-			}
+			String name = redisName(attempt);
+			quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client,
+					List.of(RedissonObject.prefixName("redisson_lock_queue", name),
+							RedissonObject.prefixName("redisson_lock_timeout", name)),
+					field(attempt, ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not clean up after " + attempt, ex);
+			logger.debug("Could not take " + attempt + " out of the fair queue", ex);
 		}
 	}
 
