@@ -169,12 +169,7 @@ public final class RedissonLockProvider implements LockProvider {
 	@Override
 	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
 		RedissonHeldLock held = acquire(attempt, 0);
-		if (held == null) {
-			// Redisson answered "busy" to a single try: nothing is held and no queue place is kept
-			this.pending.remove(attempt);
-			return Acquisition.busy();
-		}
-		return Acquisition.acquired(held);
+		return (held != null) ? Acquisition.acquired(held) : Acquisition.busy();
 	}
 
 	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitMillis) throws Exception {
@@ -188,9 +183,9 @@ public final class RedissonLockProvider implements LockProvider {
 			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, waitMillis);
 			case SEMAPHORE -> acquirePermit(attempt, state, waitMillis);
 		};
-		if (held != null) {
-			this.pending.remove(attempt, state);
-		}
+		// granted, or a definite "no" from Redisson, which then holds nothing for the owner and has taken it out of
+		// the fair queue itself: nothing is left to abandon; only a failure leaves the attempt pending
+		this.pending.remove(attempt, state);
 		return held;
 	}
 

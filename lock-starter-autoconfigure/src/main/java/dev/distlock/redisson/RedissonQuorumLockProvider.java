@@ -80,7 +80,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 
 	private final boolean ownsClients;
 
-	/** Owner ids each attempt used, one per round, so that abandoning it can release them all. */
+	/** Owner ids of rounds that neither succeeded nor arranged their clean-up yet (interrupted, failed midway). */
 	private final Map<LockAttempt, Queue<Long>> rounds = new ConcurrentHashMap<>();
 
 	/**
@@ -175,6 +175,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	@Override
 	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
 		long ownerId = RedissonLockProvider.nextOwnerId();
+		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
 		long leaseMillis = millis(attempt.lease());
 		long drift = drift(leaseMillis);
@@ -182,37 +183,54 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		long start = System.nanoTime();
 		Round round = new Round(this.nodes.size(), this.majority);
 		List<CompletableFuture<Long>> replies = new ArrayList<>(this.nodes.size());
-		for (int i = 0; i < this.nodes.size(); i++) {
-			int index = i;
-			CompletableFuture<Long> reply = call(() -> this.nodes.get(index)
-				.lock(attempt.key())
-				.tryLockAndGetTokenAsync(0, nodeLease, TimeUnit.MILLISECONDS, ownerId)
-				.toCompletableFuture());
-			reply.whenComplete((token, ex) -> round.reply(index, token, ex));
-			replies.add(reply);
+		boolean granted = false;
+		try {
+			for (int i = 0; i < this.nodes.size(); i++) {
+				int index = i;
+				CompletableFuture<Long> reply = call(() -> this.nodes.get(index)
+					.lock(attempt.key())
+					.tryLockAndGetTokenAsync(0, nodeLease, TimeUnit.MILLISECONDS, ownerId)
+					.toCompletableFuture());
+				reply.whenComplete((token, ex) -> round.reply(index, token, ex));
+				replies.add(reply);
+			}
+			round.awaitDecision(this.nodeTimeoutMillis * 2);
+			Long token = round.isGranted() ? fence(attempt, ownerId, round) : null;
+			long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			if (token != null && nodeLease - elapsedMillis - drift > 0) {
+				granted = true;
+				return Acquisition.acquired(new RedissonHeldLock(attempt, ownerId, null, token));
+			}
+			if (round.failed() > this.nodes.size() - this.majority) {
+				throw new QuorumUnavailableException("Only " + (this.nodes.size() - round.failed()) + " of "
+						+ this.nodes.size() + " Redis nodes answered within " + this.nodeTimeoutMillis
+						+ " ms; the lock needs " + this.majority + " (" + round.firstFailure() + ")");
+			}
+			return Acquisition.busy();
 		}
-		round.awaitDecision(this.nodeTimeoutMillis * 2);
-		Long token = round.isGranted() ? fence(attempt, ownerId, round) : null;
-		long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-		if (token != null && nodeLease - elapsedMillis - drift > 0) {
-			this.rounds.remove(attempt);
-			return Acquisition.acquired(new RedissonHeldLock(attempt, ownerId, null, token));
-		}
-		// release every node, also those whose answer is still on its way
-		for (int i = 0; i < this.nodes.size(); i++) {
-			int index = i;
-			replies.get(i).whenComplete((granted, ex) -> {
-				if (granted != null || ex != null) {
-					unlock(index, attempt, ownerId);
+		finally {
+			if (!granted) {
+				// release every node that granted or may have, also those whose answer is still on its way
+				for (int i = 0; i < replies.size(); i++) {
+					int index = i;
+					replies.get(i).whenComplete((token, ex) -> {
+						if (token != null || ex != null) {
+							unlock(index, attempt, ownerId);
+						}
+					});
 				}
-			});
+			}
+			if (granted || replies.size() == this.nodes.size()) {
+				settle(attempt, ownerId);
+			}
 		}
-		if (round.failed() > this.nodes.size() - this.majority) {
-			throw new QuorumUnavailableException("Only " + (this.nodes.size() - round.failed()) + " of "
-					+ this.nodes.size() + " Redis nodes answered within " + this.nodeTimeoutMillis + " ms; the lock "
-					+ "needs " + this.majority + " (" + round.firstFailure() + ")");
-		}
-		return Acquisition.busy();
+	}
+
+	private void settle(LockAttempt attempt, long ownerId) {
+		this.rounds.computeIfPresent(attempt, (key, ownerIds) -> {
+			ownerIds.remove(ownerId);
+			return ownerIds.isEmpty() ? null : ownerIds;
+		});
 	}
 
 	/**

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("soak")
 class RedissonThroughputTest {
 
-	private static final Duration ROUND = Duration.ofMillis(1500);
+	private static final Duration ROUND = Duration.ofSeconds(1);
 
 	private static final int ROUNDS = 5;
 
@@ -61,14 +61,15 @@ class RedissonThroughputTest {
 				fenced.lock(30, TimeUnit.SECONDS);
 				fenced.unlock();
 			};
-			double[][] results = new double[5][ROUNDS];
+			List<Runnable> variants = List.of(viaTemplate, viaTemplateWatchdog, rawLock, rawFenced, viaProvider);
+			double[][] results = new double[variants.size()][ROUNDS];
 			for (int round = 0; round < ROUNDS; round++) {
-				// interleaved, so that load from other processes on the machine hits all of them alike
-				results[0][round] = pairsPerSecond(viaTemplate);
-				results[1][round] = pairsPerSecond(viaTemplateWatchdog);
-				results[2][round] = pairsPerSecond(rawLock);
-				results[3][round] = pairsPerSecond(rawFenced);
-				results[4][round] = pairsPerSecond(viaProvider);
+				// interleaved and rotated, so that load from other processes on the machine, garbage collection and
+				// position in the round hit every variant alike
+				for (int i = 0; i < variants.size(); i++) {
+					int variant = (i + round) % variants.size();
+					results[variant][round] = pairsPerSecond(variants.get(variant));
+				}
 			}
 			System.out.printf("One thread, uncontended acquire+release pairs/s (median of %d rounds of %d ms): "
 					+ "LockTemplate+redisson (30s lease) %.0f, LockTemplate+redisson (watchdog) %.0f, "
@@ -90,7 +91,7 @@ class RedissonThroughputTest {
 	}
 
 	private static double pairsPerSecond(Runnable pair) {
-		long warmUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+		long warmUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
 		while (System.nanoTime() < warmUp) {
 			pair.run();
 		}
