@@ -50,8 +50,9 @@ import org.redisson.config.Config;
  * <b>What this does and does not promise.</b> Redisson deprecated its own {@code RedissonRedLock}: the algorithm is
  * safe only under timing assumptions (bounded network delay, bounded process pauses, clocks that advance at about the
  * same rate) that real systems break, as Martin Kleppmann showed; a garbage-collection pause or a node's clock jump
- * can leave two holders that both believe they hold the lock. Redisson now recommends a plain {@code RLock} on a
- * properly replicated deployment instead (see the {@code redisson} provider). This provider keeps the quorum because
+ * can leave two holders that both believe they hold the lock. Redisson points to {@code RLock} and
+ * {@code RFencedLock} instead, on a replicated deployment where its replica-synchronization check hands out a lock
+ * only once replicas have it (see the {@code redisson} provider). This provider keeps the quorum because
  * it survives the loss of a minority of independent servers without failover, but it promises only what Redlock
  * promises: mutual exclusion while those timing assumptions hold. It does not promise safety across pauses or clock
  * jumps: a resource that must never accept a stale holder's write must check the fencing token.
