@@ -9,6 +9,7 @@ import dev.distlock.local.LocalLockProvider;
 import dev.distlock.redisson.RedissonLockProvider;
 import dev.distlock.redisson.RedissonQuorumLockProvider;
 import dev.distlock.test.TestServers;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -28,11 +29,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedissonLockAutoConfigurationTests {
 
-	private final String prefix = "ac:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+	private static final String PREFIX = "ac:" + UUID.randomUUID().toString().substring(0, 8) + ":";
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RedissonLockAutoConfiguration.class, DistlockAutoConfiguration.class))
-		.withPropertyValues("distlock.key-prefix=" + this.prefix);
+		.withPropertyValues("distlock.key-prefix=" + PREFIX);
 
 	@Test
 	void runWhenProviderIsRedissonAndAClientExistsShouldLockThroughRedisson() {
@@ -157,6 +158,18 @@ class RedissonLockAutoConfigurationTests {
 				assertThat(context.getBean(LockTemplate.class).defaultProvider())
 					.isInstanceOf(RedissonLockProvider.class);
 			});
+	}
+
+	@AfterAll
+	static void deleteKeys() {
+		RedissonClient client = new RedissonClientConfiguration().redissonClient();
+		try {
+			// fencing counters outlive their locks by design; tests leave none behind
+			client.getKeys().deleteByPattern("*" + PREFIX + "*");
+		}
+		finally {
+			client.shutdown();
+		}
 	}
 
 	private static String redisAddress() {

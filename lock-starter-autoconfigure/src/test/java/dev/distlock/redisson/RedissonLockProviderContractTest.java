@@ -4,6 +4,7 @@ import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.test.AbstractLockProviderContractTest;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.redisson.RedissonObject;
 import org.redisson.api.RedissonClient;
@@ -24,6 +25,12 @@ class RedissonLockProviderContractTest extends AbstractLockProviderContractTest 
 	@AfterAll
 	static void disconnect() {
 		RedissonClients.shutdown(admin);
+	}
+
+	/** Fencing counters and semaphore sizes outlive their locks by design; tests leave none behind. */
+	@AfterEach
+	void deleteKeys() {
+		admin.getKeys().deleteByPattern("*" + this.prefix + "*");
 	}
 
 	@Override

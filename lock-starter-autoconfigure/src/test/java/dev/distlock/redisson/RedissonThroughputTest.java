@@ -80,6 +80,7 @@ class RedissonThroughputTest {
 			assertThat(median(results[2])).isPositive();
 		}
 		finally {
+			client.getKeys().deleteByPattern("*" + prefix + "*");
 			RedissonClients.shutdown(client);
 		}
 	}
