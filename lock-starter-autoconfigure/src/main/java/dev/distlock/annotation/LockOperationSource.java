@@ -174,6 +174,11 @@ public class LockOperationSource {
 				throw new LockConfigurationException(where + ": " + attribute + " '" + value
 						+ "' has a placeholder that cannot be resolved: " + ex.getMessage(), ex);
 			}
+			// without a strict PropertySourcesPlaceholderConfigurer unresolvable placeholders come back as they were
+			if (resolved != null && resolved.contains("${")) {
+				throw new LockConfigurationException(where + ": " + attribute + " '" + value
+						+ "' has a placeholder that cannot be resolved (resolved to '" + resolved + "')");
+			}
 		}
 		if (resolved == null || resolved.isBlank()) {
 			return null;
