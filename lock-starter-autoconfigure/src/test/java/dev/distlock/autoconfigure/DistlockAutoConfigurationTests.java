@@ -239,6 +239,8 @@ class DistlockAutoConfigurationTests {
 		assertThat(description).singleElement().asString().contains("wait");
 		List<Object> defaults = JsonPath.read(json, "$.properties[?(@.name == 'distlock.default-wait')].defaultValue");
 		assertThat(defaults).containsExactly("10s");
+		List<Object> order = JsonPath.read(json, "$.properties[?(@.name == 'distlock.aop.order')].defaultValue");
+		assertThat(order).as("from additional-spring-configuration-metadata.json").containsExactly(2147483646);
 		List<String> names = JsonPath.read(json, "$.properties[*].name");
 		assertThat(names).contains("distlock.provider", "distlock.key-prefix", "distlock.default-lease",
 				"distlock.watchdog.lease", "distlock.watchdog.interval", "distlock.on-lease-lost",
