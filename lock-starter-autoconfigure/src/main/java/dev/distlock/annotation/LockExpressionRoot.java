@@ -1,6 +1,7 @@
 package dev.distlock.annotation;
 
 import java.lang.reflect.Method;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 public final class LockExpressionRoot {
 
 	/** Properties an expression may name without {@code #root.}; anything else there is a mistake. */
-	static final java.util.Set<String> PROPERTIES = java.util.Set.of("method", "methodName", "args", "target",
+	static final Set<String> PROPERTIES = Set.of("method", "methodName", "args", "target",
 			"targetClass");
 
 	private final Method method;

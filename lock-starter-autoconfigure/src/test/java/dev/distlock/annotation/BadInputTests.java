@@ -1,10 +1,12 @@
 package dev.distlock.annotation;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockConfigurationException;
+import dev.distlock.core.LockContext;
 import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
@@ -95,7 +97,7 @@ class BadInputTests {
 	void typeTheBackendLacksFailsStartup() {
 		this.contextRunner
 			.withBean("mutexOnly", NamedLockProvider.class,
-					() -> new NamedLockProvider("mutexonly", new LocalLockProvider(), java.util.Set.of(LockType.MUTEX)))
+					() -> new NamedLockProvider("mutexonly", new LocalLockProvider(), Set.of(LockType.MUTEX)))
 			.withBean(UnsupportedType.class)
 			.run((context) -> assertConfigurationFailure(context, UnsupportedType.class.getName() + ".run",
 					"lock provider 'mutexonly' does not support SEMAPHORE locks", "[MUTEX]"));
@@ -401,7 +403,7 @@ class BadInputTests {
 		@DistributedLock(key = "#id")
 		public String byId(@Nullable String id) {
 			this.calls++;
-			return dev.distlock.core.LockContext.currentLease().key();
+			return LockContext.currentLease().key();
 		}
 
 		@DistributedLock(key = "#holder.inner.length()")
