@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
  * Support for one kind of asynchronous return type of {@link DistributedLock @DistributedLock} methods: the lock is
  * held until the returned value completes, not just until the method returns. Declare beans of this type to add
  * kinds; {@link CompletionStageResultHandler} for {@code CompletionStage} and {@code CompletableFuture} is always
- * there. A method whose return type is a {@code org.reactivestreams.Publisher} that no handler supports fails at
+ * there. Reactor's {@code Mono} and {@code Flux} are not results of this kind (they lock per subscription, see
+ * {@link DistributedLock}); another {@code org.reactivestreams.Publisher} type that no handler supports fails at
  * startup rather than release its lock before anything ran.
  *
  * @since 0.1.0

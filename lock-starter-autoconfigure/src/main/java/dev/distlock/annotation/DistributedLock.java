@@ -12,7 +12,11 @@ import dev.distlock.core.LockType;
  * Runs the annotated method of a Spring bean under a distributed lock: the lock is acquired before the method runs and
  * released when it returns or throws (for a {@code CompletionStage}/{@code CompletableFuture} result, when that
  * completes). Inside the method {@link dev.distlock.core.LockContext#currentLease()} is the lease, with its fencing
- * token.
+ * token. A method returning Reactor's {@code Mono} or {@code Flux} locks per subscription instead: the lock is
+ * acquired when the result is subscribed to (on a bounded-elastic thread, since acquiring may block), held until it
+ * completes, fails or is cancelled, and the lease is in the Reactor context under {@code Lease.class} (and in
+ * {@code LockContext} while the method assembles its publisher); a busy lock is an error signal, an empty result
+ * under {@link LockFailureAction#SKIP}, or the fallback's publisher.
  * <p>
  * The lock key is {@code distlock.key-prefix} + {@link #name()} + {@code ":"} + the value of {@link #key()}; with
  * only one of them set, just that one; with neither, the target class's fully qualified name + {@code "."} + the

@@ -23,6 +23,7 @@ import org.springframework.util.function.SingletonSupplier;
  * result, when the result completes. A lease lost while the method ran raises {@link LockLostException} after it
  * returned (added as suppressed to the method's own exception if it threw). When the lock stays busy for the whole
  * wait, the fallback method or {@link LockFailureAction#SKIP} answers, else {@link LockAcquisitionException}.
+ * Methods returning Reactor {@code Mono} or {@code Flux} lock on subscription instead (see {@link DistributedLock}).
  *
  * @since 0.1.0
  */
@@ -55,6 +56,9 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		@Nullable Object[] args = invocation.getArguments();
+		if (operation.reactive() != null) {
+			return ReactiveLocking.lock(operation, invocation, target, args, this.lockTemplate);
+		}
 		LockRequest request = operation.request(operation.key(target, args));
 		LockTemplate template = this.lockTemplate.get();
 		Lease lease = template.tryAcquire(request).orElse(null);
@@ -66,7 +70,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 			result = template.runHolding(lease, () -> proceed(invocation));
 		}
 		catch (Throwable ex) {
-			Throwable failure = (ex instanceof CheckedFailure checked) ? checked.getCause() : ex;
+			Throwable failure = unwrap(ex);
 			LockLostException lost = lostOrNull(template, lease);
 			if (lost != null && lost != failure) {
 				failure.addSuppressed(lost);
@@ -89,7 +93,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		return result;
 	}
 
-	private static @Nullable Object proceed(MethodInvocation invocation) throws Exception {
+	static @Nullable Object proceed(MethodInvocation invocation) throws Exception {
 		try {
 			return invocation.proceed();
 		}
@@ -105,7 +109,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private static @Nullable Throwable complete(LockTemplate template, Lease lease, @Nullable Throwable failure) {
+	static @Nullable Throwable complete(LockTemplate template, Lease lease, @Nullable Throwable failure) {
 		LockLostException lost = lostOrNull(template, lease);
 		lease.release();
 		if (failure != null) {
@@ -117,7 +121,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		return lost;
 	}
 
-	private static @Nullable LockLostException lostOrNull(LockTemplate template, Lease lease) {
+	static @Nullable LockLostException lostOrNull(LockTemplate template, Lease lease) {
 		try {
 			template.checkNotLost(lease);
 			return null;
@@ -137,10 +141,19 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 			}
 			return operation.whenBusy(target, args);
 		}
+		throw busyException(operation, request, template);
+	}
+
+	static LockAcquisitionException busyException(LockOperation operation, LockRequest request,
+			LockTemplate template) {
 		Duration wait = (request.waitTime() != null) ? request.waitTime() : template.settings().defaultWait();
-		throw new LockAcquisitionException("Could not acquire " + request.type() + " lock '" + request.key()
+		return new LockAcquisitionException("Could not acquire " + request.type() + " lock '" + request.key()
 				+ "' for " + operation.description() + " within " + wait + " on "
 				+ template.provider(request).name());
+	}
+
+	static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CheckedFailure checked) ? checked.getCause() : failure;
 	}
 
 	/** A checked exception of the method, carried through {@link LockTemplate#runHolding}. */

@@ -13,7 +13,8 @@ public enum LockFailureAction {
 
 	/**
 	 * Do not run the method and return an empty result: {@code null} (or nothing for {@code void}),
-	 * {@code Optional.empty()}, or a completed {@code CompletableFuture}/{@code CompletionStage} of {@code null}. Not
+	 * {@code Optional.empty()}, a completed {@code CompletableFuture}/{@code CompletionStage} of {@code null}, or an
+	 * empty {@code Mono}/{@code Flux}. Not
 	 * allowed on methods returning a primitive other than {@code void}.
 	 */
 	SKIP

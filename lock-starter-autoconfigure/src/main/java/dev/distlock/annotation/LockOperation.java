@@ -49,10 +49,12 @@ public final class LockOperation {
 
 	private final @Nullable AsyncResultHandler async;
 
+	private final @Nullable Reactive reactive;
+
 	LockOperation(Method method, Class<?> targetClass, String name, LockKeyResolver.@Nullable CompiledKey key,
 			String keyExpression, LockType type, int permits, @Nullable Duration lease, @Nullable Duration waitTime,
 			@Nullable String provider, LockFailureAction onFailure, @Nullable Method fallback,
-			@Nullable AsyncResultHandler async) {
+			@Nullable AsyncResultHandler async, @Nullable Reactive reactive) {
 		this.method = method;
 		this.targetClass = targetClass;
 		this.description = describe(method, targetClass);
@@ -73,6 +75,14 @@ public final class LockOperation {
 		this.onFailure = onFailure;
 		this.fallback = fallback;
 		this.async = async;
+		this.reactive = reactive;
+	}
+
+	/** Reactor return types, whose lock is taken on subscription and held until they terminate. */
+	enum Reactive {
+
+		MONO, FLUX
+
 	}
 
 	/**
@@ -163,6 +173,14 @@ public final class LockOperation {
 	 */
 	@Nullable AsyncResultHandler async() {
 		return this.async;
+	}
+
+	/**
+	 * The Reactor type the method returns.
+	 * @return {@code MONO}, {@code FLUX}, or {@code null} for other return types
+	 */
+	@Nullable Reactive reactive() {
+		return this.reactive;
 	}
 
 	/**

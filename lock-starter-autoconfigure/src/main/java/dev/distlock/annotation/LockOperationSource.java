@@ -123,7 +123,8 @@ public class LockOperationSource {
 					+ "type is " + type);
 		}
 		Class<?> returnType = specific.getReturnType();
-		AsyncResultHandler async = asyncHandler(returnType, where);
+		LockOperation.Reactive reactive = reactive(returnType);
+		AsyncResultHandler async = (reactive != null) ? null : asyncHandler(returnType, where);
 		String fallbackName = annotation.fallbackMethod().trim();
 		LockFailureAction onFailure = annotation.onFailure();
 		if (!fallbackName.isEmpty() && onFailure == LockFailureAction.SKIP) {
@@ -142,7 +143,8 @@ public class LockOperationSource {
 		LockKeyResolver.CompiledKey key = expression.isEmpty() ? null
 				: this.keyResolver.get().compile(expression, specific, targetClass);
 		LockOperation operation = new LockOperation(specific, targetClass, annotation.name().trim(), key, expression,
-				type, permits, lease, waitTime, provider.isEmpty() ? null : provider, onFailure, fallback, async);
+				type, permits, lease, waitTime, provider.isEmpty() ? null : provider, onFailure, fallback, async,
+				reactive);
 		try {
 			// anything LockRequest refuses that the checks above missed, found now rather than on the first call
 			operation.request("startup-check");
@@ -193,6 +195,15 @@ public class LockOperationSource {
 		}
 	}
 
+	private static LockOperation.@Nullable Reactive reactive(Class<?> returnType) {
+		// by name: reactor-core is optional
+		return switch (returnType.getName()) {
+			case "reactor.core.publisher.Mono" -> LockOperation.Reactive.MONO;
+			case "reactor.core.publisher.Flux" -> LockOperation.Reactive.FLUX;
+			default -> null;
+		};
+	}
+
 	private @Nullable AsyncResultHandler asyncHandler(Class<?> returnType, String where) {
 		for (AsyncResultHandler handler : this.asyncHandlers.get()) {
 			if (handler.supports(returnType)) {
@@ -203,7 +214,7 @@ public class LockOperationSource {
 				|| isPublisher(returnType, returnType.getClassLoader())) {
 			throw new LockConfigurationException(where + ": return type " + returnType.getName() + " is "
 					+ "asynchronous and not supported, so the lock would be released before the work ran; return "
-					+ "CompletableFuture or CompletionStage, or register an AsyncResultHandler bean for it");
+					+ "CompletableFuture, CompletionStage, Mono or Flux, or register an AsyncResultHandler bean for it");
 		}
 		return null;
 	}

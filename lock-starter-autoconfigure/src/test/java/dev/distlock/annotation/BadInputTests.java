@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -82,8 +83,8 @@ class BadInputTests {
 				arguments("private method", PrivateMethod.class, new String[] { "the method is private" }),
 				arguments("final method", FinalMethod.class, new String[] { "the method is final" }),
 				arguments("static method", StaticMethod.class, new String[] { "the method is static" }),
-				arguments("reactive return type", ReactiveReturn.class,
-						new String[] { "return type reactor.core.publisher.Mono", "not supported" }));
+				arguments("unsupported asynchronous return type", ReactiveReturn.class,
+						new String[] { "return type org.reactivestreams.Publisher", "not supported" }));
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -387,7 +388,7 @@ class BadInputTests {
 	public static class ReactiveReturn {
 
 		@DistributedLock
-		public Mono<String> run() {
+		public Publisher<String> run() {
 			return Mono.just("x");
 		}
 

@@ -31,6 +31,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -283,6 +287,71 @@ class DistributedLockAspectTests {
 	}
 
 	@Test
+	void monoLocksOnSubscriptionAndHoldsUntilItCompletes() throws Exception {
+		Sinks.One<String> work = Sinks.one();
+		Mono<String> result = this.locked.mono("rx", work.asMono());
+		assertThat(this.lockTemplate.activeLeases()).as("nothing is locked before subscription").isEmpty();
+		CompletableFuture<String> done = result.toFuture();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.lockTemplate.activeLeases()).extracting(LeaseInfo::key)
+				.containsExactly("rx"));
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> this.locked.mono("rx", Mono.just("other")).block(Duration.ofSeconds(10)));
+		work.tryEmitValue("done");
+		assertThat(done.get(10, TimeUnit.SECONDS)).isEqualTo("done:rx");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.lockTemplate.activeLeases().isEmpty());
+		assertThat(this.locked.mono("rx", Mono.just("again")).block(Duration.ofSeconds(10))).isEqualTo("again:rx");
+	}
+
+	@Test
+	void monoSeesTheLeaseInTheReactorContext() {
+		Long[] tokens = this.locked.monoTokens("rx-ctx").block(Duration.ofSeconds(10));
+		assertThat(tokens).hasSize(2);
+		assertThat(tokens[0]).as("token in LockContext while assembling").isPositive();
+		assertThat(tokens[1]).as("token in the Reactor context").isEqualTo(tokens[0]);
+	}
+
+	@Test
+	void fluxIsReleasedWhenCancelled() {
+		List<Long> ticks = this.locked.ticks("rx-ticks").take(3).collectList().block(Duration.ofSeconds(10));
+		assertThat(ticks).containsExactly(0L, 1L, 2L);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.lockTemplate.activeLeases().isEmpty());
+	}
+
+	@Test
+	void subscriptionCancelledWhileWaitingReleasesTheLockItGetsLater() throws Exception {
+		Lease held = holdElsewhere("rx-wait");
+		Disposable subscription = this.locked.monoWaiting("rx-wait").subscribe();
+		Thread.sleep(200);
+		subscription.dispose();
+		held.release();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.lockTemplate.activeLeases().isEmpty());
+		assertThat(this.locked.calls()).as("the cancelled subscription never ran the method").isEmpty();
+	}
+
+	@Test
+	void reactiveSkipAndFallbackWhenBusy() throws Exception {
+		Lease held = holdElsewhere("rx-busy");
+		try {
+			assertThat(this.locked.monoSkip("rx-busy").block(Duration.ofSeconds(10))).isNull();
+			assertThat(this.locked.fluxFallback("rx-busy").collectList().block(Duration.ofSeconds(10)))
+				.containsExactly("fallback rx-busy");
+		}
+		finally {
+			held.release();
+		}
+		assertThat(this.locked.fluxFallback("rx-busy").collectList().block(Duration.ofSeconds(10)))
+			.containsExactly("locked rx-busy");
+	}
+
+	@Test
+	void monoWhoseLeaseIsLostFailsWithLockLostException() {
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locked.monoLoseLease("rx-gone").block(Duration.ofSeconds(20)))
+			.withMessageContaining("'rx-gone'");
+	}
+
+	@Test
 	void placeholdersInDurationsAreResolved() {
 		Duration left = this.locked.placeholders("ph");
 		assertThat(left).as("lease from ${test.lock.lease}=7s").isBetween(Duration.ofSeconds(5), Duration.ofSeconds(7));
@@ -454,6 +523,55 @@ class DistributedLockAspectTests {
 		@DistributedLock(key = "#key", lease = "${test.lock.lease}", waitTime = "${test.lock.wait}")
 		public Duration placeholders(String key) {
 			return Duration.between(Instant.now(), LockContext.currentLease().expiresAt());
+		}
+
+		@DistributedLock(key = "#key", waitTime = "0")
+		public Mono<String> mono(String key, Mono<String> work) {
+			this.calls.add("mono " + key);
+			return work.map((value) -> value + ":" + key);
+		}
+
+		@DistributedLock(key = "#key", waitTime = "20s")
+		public Mono<String> monoWaiting(String key) {
+			this.calls.add("monoWaiting " + key);
+			return Mono.just("late");
+		}
+
+		@DistributedLock(key = "#key")
+		public Mono<Long[]> monoTokens(String key) {
+			long assembly = LockContext.currentLease().fencingToken();
+			return Mono.deferContextual(
+					(context) -> Mono.just(new Long[] { assembly, context.get(Lease.class).fencingToken() }));
+		}
+
+		@DistributedLock(key = "#key", waitTime = "0")
+		public Flux<Long> ticks(String key) {
+			return Flux.interval(Duration.ofMillis(10));
+		}
+
+		@DistributedLock(key = "#key", waitTime = "0", onFailure = LockFailureAction.SKIP)
+		public Mono<String> monoSkip(String key) {
+			return Mono.just("ran");
+		}
+
+		@DistributedLock(key = "#key", waitTime = "0", fallbackMethod = "fluxBusy")
+		public Flux<String> fluxFallback(String key) {
+			return Flux.just("locked " + key);
+		}
+
+		@SuppressWarnings("unused")
+		private Flux<String> fluxBusy(String key) {
+			return Flux.just("fallback " + key);
+		}
+
+		@DistributedLock(key = "#key")
+		public Mono<String> monoLoseLease(String key) {
+			Lease lease = LockContext.currentLease();
+			return Mono.fromCallable(() -> {
+				Config.BACKEND.clear("lock:" + key, LockType.MUTEX);
+				await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isValid());
+				return "finished unprotected";
+			});
 		}
 
 		@DistributedLock(key = "#key", type = LockType.READ, waitTime = "0")
