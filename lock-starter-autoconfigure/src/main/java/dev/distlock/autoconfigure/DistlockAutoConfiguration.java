@@ -22,13 +22,14 @@ import org.springframework.context.annotation.Import;
  * The core of distlock: {@link LockTemplate} over every {@link LockProvider} bean, the shared {@link LeaseRenewer},
  * and the in-JVM {@code local} provider when chosen. Backend auto-configurations run before this one and contribute
  * {@link LockProvider} beans; the default one is {@code distlock.provider}, or the only one there is. None, or several
- * without a choice, fail at startup with a message saying what to set.
+ * without a choice, fail at startup with a message saying what to set. With spring-aop present (lock-starter brings
+ * it), {@code @DistributedLock} methods are applied by an advisor ({@code distlock.aop.*}).
  *
  * @since 0.1.0
  */
 @AutoConfiguration
 @EnableConfigurationProperties(DistlockProperties.class)
-@Import(DistlockAutoConfiguration.LocalProviderConfiguration.class)
+@Import({ DistlockAutoConfiguration.LocalProviderConfiguration.class, DistributedLockConfiguration.class })
 public final class DistlockAutoConfiguration {
 
 	@Bean

@@ -3,6 +3,8 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A held lock. Ownership belongs to the lease, not to a thread: any thread may {@link #release()} or
  * {@link #extend(Duration)} it, which is what asynchronous code needs. Closing the lease releases it, so it fits
@@ -22,6 +24,15 @@ public interface Lease extends AutoCloseable {
 	 * @return the key
 	 */
 	String key();
+
+	/**
+	 * The logical name the request gave ({@link LockRequest#name()}), which metrics and traces use instead of the
+	 * unbounded key.
+	 * @return the name, or {@code null} if none was given
+	 */
+	default @Nullable String name() {
+		return null;
+	}
 
 	LockType type();
 

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
  * A snapshot of one lease held by this process, for operators (the {@code locks} actuator endpoint, logs).
  *
  * @param key the key as requested
+ * @param name the request's logical name ({@link LockRequest#name()}), or {@code null}
  * @param type the lock type
  * @param provider the backend's name
  * @param fencingToken the lease's fencing token
@@ -21,12 +22,12 @@ import org.jspecify.annotations.Nullable;
  * @param lostReason why it was lost, or {@code null}
  * @since 0.1.0
  */
-public record LeaseInfo(String key, LockType type, String provider, long fencingToken, String owner,
+public record LeaseInfo(String key, @Nullable String name, LockType type, String provider, long fencingToken, String owner,
 		String holderThread, Instant acquiredAt, Instant expiresAt, long renewals, boolean watchdog, boolean valid,
 		@Nullable String lostReason) {
 
 	static LeaseInfo of(ManagedLease lease) {
-		return new LeaseInfo(lease.key(), lease.type(), lease.providerName(), lease.fencingToken(),
+		return new LeaseInfo(lease.key(), lease.name(), lease.type(), lease.providerName(), lease.fencingToken(),
 				lease.attempt().owner(), lease.ownerThread().getName(), lease.acquiredAt(), lease.expiresAt(),
 				lease.renewals(), lease.isWatchdog(), lease.isValid(), lease.lostReason());
 	}

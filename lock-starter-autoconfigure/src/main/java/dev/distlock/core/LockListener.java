@@ -12,6 +12,18 @@ import org.jspecify.annotations.Nullable;
 public interface LockListener {
 
 	/**
+	 * An acquisition starts (not called for re-entry), before any local queueing or waiting. Exactly one of
+	 * {@link #acquired} or {@link #acquireFailed} follows on the same thread, so an implementation may keep the
+	 * state of one acquisition (a span, a start time) in a thread-local between them. Only an unexpected failure (an
+	 * {@link Error} thrown by a backend, a template used after it was closed) skips that follow-up, so an
+	 * implementation should discard a leftover it finds.
+	 * @param request the request
+	 * @param provider the backend's name
+	 */
+	default void acquiring(LockRequest request, String provider) {
+	}
+
+	/**
 	 * A lock was acquired (not called for re-entry).
 	 * @param lease the new lease
 	 * @param provider the backend's name

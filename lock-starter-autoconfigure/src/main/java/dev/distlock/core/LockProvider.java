@@ -101,6 +101,28 @@ public interface LockProvider {
 	}
 
 	/**
+	 * Checks that the backend answers, for health indicators and the {@code locks} endpoint. The default makes one
+	 * real round trip: a {@link #tryAcquire} of the probe, released at once if granted; "busy" counts as healthy
+	 * (another instance is probing). Override it with something cheaper that still talks to the server (a PING, a
+	 * {@code SELECT 1}, a session check). Must return or throw within the client's timeouts, never hang.
+	 * @param probe an attempt on a key reserved for health checks, with its own owner token
+	 * @throws Exception if the backend did not answer
+	 */
+	default void checkHealth(LockAttempt probe) throws Exception {
+		Acquisition result;
+		try {
+			result = tryAcquire(probe);
+		}
+		catch (Exception ex) {
+			abandon(probe);
+			throw ex;
+		}
+		if (result.isAcquired()) {
+			release(result.lock());
+		}
+	}
+
+	/**
 	 * Frees resources (subscriptions, threads). Locks still held stay held until their leases end.
 	 */
 	default void close() {

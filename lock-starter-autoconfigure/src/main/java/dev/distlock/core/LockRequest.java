@@ -6,7 +6,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What to lock and how: key, type, lease, wait time, permits and provider. Immutable; build one with
+ * What to lock and how: key, type, lease, wait time, permits, provider and an optional logical name. Immutable; build one with
  * {@link #builder(String)}, which validates on {@link Builder#build()} and throws {@link LockConfigurationException}
  * for a blank key, a negative or zero lease, a negative wait, or permits below one.
  * <p>
@@ -30,6 +30,8 @@ public final class LockRequest {
 
 	private final @Nullable String provider;
 
+	private final @Nullable String name;
+
 	private LockRequest(Builder builder) {
 		this.key = builder.key;
 		this.type = builder.type;
@@ -37,6 +39,7 @@ public final class LockRequest {
 		this.waitTime = builder.waitTime;
 		this.permits = builder.permits;
 		this.provider = builder.provider;
+		this.name = builder.name;
 	}
 
 	/**
@@ -98,6 +101,15 @@ public final class LockRequest {
 	}
 
 	/**
+	 * The logical name of the lock, for metrics, traces and the {@code locks} endpoint: a bounded label such as the
+	 * annotation's {@code name}, never the key itself (keys are unbounded). It is not part of the key.
+	 * @return the name, or {@code null} if none was given
+	 */
+	public @Nullable String name() {
+		return this.name;
+	}
+
+	/**
 	 * A builder initialised from this request.
 	 * @return a new builder
 	 */
@@ -106,13 +118,14 @@ public final class LockRequest {
 		builder.lease = this.lease;
 		builder.waitTime = this.waitTime;
 		builder.provider = this.provider;
+		builder.name = this.name;
 		return builder;
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", type=" + this.type + ", lease=" + this.lease + ", waitTime="
-				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + "]";
+				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + ", name=" + this.name + "]";
 	}
 
 	/**
@@ -131,6 +144,8 @@ public final class LockRequest {
 		private int permits = 1;
 
 		private @Nullable String provider;
+
+		private @Nullable String name;
 
 		private Builder(String key) {
 			this.key = key;
@@ -178,6 +193,17 @@ public final class LockRequest {
 		}
 
 		/**
+		 * Sets the logical name that metrics and traces tag this lock with; keep it bounded (one value per call
+		 * site, never per key). Blank means none.
+		 * @param name the name, or {@code null}
+		 * @return this builder
+		 */
+		public Builder name(@Nullable String name) {
+			this.name = name;
+			return this;
+		}
+
+		/**
 		 * Validates and builds the request.
 		 * @return the request
 		 * @throws LockConfigurationException if a value is out of range
@@ -204,6 +230,9 @@ public final class LockRequest {
 			}
 			if (this.provider != null && this.provider.isBlank()) {
 				this.provider = null;
+			}
+			if (this.name != null && this.name.isBlank()) {
+				this.name = null;
 			}
 			return new LockRequest(this);
 		}

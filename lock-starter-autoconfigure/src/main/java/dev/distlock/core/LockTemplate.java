@@ -204,6 +204,22 @@ public class LockTemplate implements AutoCloseable {
 	}
 
 	/**
+	 * Ends the calling thread's claim on a lease it acquired, without releasing it: the thread no longer re-enters the
+	 * lock, so its next acquisition waits like any other. For leases handed over to asynchronous work (the aspect
+	 * calls this when a method returns a {@code CompletableFuture} that keeps the lock until it completes); without
+	 * it the thread could re-enter a lock whose work is still running elsewhere. A no-op for a re-entrant (inner)
+	 * hold, whose outer hold keeps the claim, and on other threads.
+	 * @param lease a lease acquired by the calling thread
+	 * @since 0.1.0
+	 */
+	public void detach(Lease lease) {
+		if (lease instanceof ManagedLease managed && managed.type().isReentrant()) {
+			this.reentrant.remove(new ReentryKey(Thread.currentThread(), managed.providerName(),
+					managed.attempt().key(), managed.type()), managed);
+		}
+	}
+
+	/**
 	 * Throws if the lease was lost while held.
 	 * @param lease the lease
 	 * @throws LockLostException if the lease was lost
@@ -269,6 +285,7 @@ public class LockTemplate implements AutoCloseable {
 		}
 		Duration wait = waitOf(request);
 		LockWaiter waiter = new LockWaiter(wait, this.settings);
+		fireAcquiring(request, provider);
 		long start = System.nanoTime();
 		LocalGates.Gate gate = null;
 		boolean gated = type.isExclusive() || !waiter.isTryOnce();
@@ -334,6 +351,7 @@ public class LockTemplate implements AutoCloseable {
 		long sent = attempt.sentNanos(System.nanoTime());
 		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, sent, cleanup);
 		self[0] = lease;
+		lease.name(request.name());
 		this.active.add(lease);
 		if (registered != null) {
 			this.reentrant.put(registered, lease);
@@ -460,6 +478,17 @@ public class LockTemplate implements AutoCloseable {
 
 	LeaseRenewer renewer() {
 		return this.renewer;
+	}
+
+	private void fireAcquiring(LockRequest request, LockProvider provider) {
+		for (LockListener listener : this.listeners) {
+			try {
+				listener.acquiring(request, provider.name());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock listener " + listener + " failed", ex);
+			}
+		}
 	}
 
 	void fireRenewed(ManagedLease lease) {

@@ -40,6 +40,9 @@ final class ManagedLease implements Lease {
 
 	private final String key;
 
+	// set once, right after construction and before the lease is published to other threads
+	private @Nullable String name;
+
 	private final boolean watchdog;
 
 	private final Thread ownerThread;
@@ -104,6 +107,15 @@ final class ManagedLease implements Lease {
 	@Override
 	public String key() {
 		return this.key;
+	}
+
+	@Override
+	public @Nullable String name() {
+		return this.name;
+	}
+
+	void name(@Nullable String name) {
+		this.name = name;
 	}
 
 	@Override
@@ -400,6 +412,11 @@ final class ManagedLease implements Lease {
 		@Override
 		public String key() {
 			return this.outer.key();
+		}
+
+		@Override
+		public @Nullable String name() {
+			return this.outer.name();
 		}
 
 		@Override

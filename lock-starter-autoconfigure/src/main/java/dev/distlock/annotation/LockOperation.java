@@ -1,0 +1,244 @@
+package dev.distlock.annotation;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+import dev.distlock.core.LockKeyException;
+import dev.distlock.core.LockRequest;
+import dev.distlock.core.LockType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One {@link DistributedLock @DistributedLock} method, compiled: the key expression parsed, durations parsed, the
+ * fallback method looked up, everything checked. Built once per method and target class by
+ * {@link LockOperationSource}; per call it only evaluates the key. Immutable and thread-safe.
+ *
+ * @since 0.1.0
+ */
+public final class LockOperation {
+
+	private final Method method;
+
+	private final Class<?> targetClass;
+
+	private final String description;
+
+	private final String namePrefix;
+
+	private final LockKeyResolver.@Nullable CompiledKey key;
+
+	private final String keyExpression;
+
+	private final LockType type;
+
+	private final int permits;
+
+	private final @Nullable Duration lease;
+
+	private final @Nullable Duration waitTime;
+
+	private final @Nullable String provider;
+
+	private final LockFailureAction onFailure;
+
+	private final @Nullable Method fallback;
+
+	private final @Nullable AsyncResultHandler async;
+
+	private final @Nullable Reactive reactive;
+
+	LockOperation(Method method, Class<?> targetClass, String name, LockKeyResolver.@Nullable CompiledKey key,
+			String keyExpression, LockType type, int permits, @Nullable Duration lease, @Nullable Duration waitTime,
+			@Nullable String provider, LockFailureAction onFailure, @Nullable Method fallback,
+			@Nullable AsyncResultHandler async, @Nullable Reactive reactive) {
+		this.method = method;
+		this.targetClass = targetClass;
+		this.description = describe(method, targetClass);
+		if (key == null) {
+			// neither key nor name: the method's identity is the key
+			this.namePrefix = name.isEmpty() ? targetClass.getName() + "." + method.getName() : name;
+		}
+		else {
+			this.namePrefix = name.isEmpty() ? "" : name + ":";
+		}
+		this.key = key;
+		this.keyExpression = keyExpression;
+		this.type = type;
+		this.permits = permits;
+		this.lease = lease;
+		this.waitTime = waitTime;
+		this.provider = provider;
+		this.onFailure = onFailure;
+		this.fallback = fallback;
+		this.async = async;
+		this.reactive = reactive;
+	}
+
+	/** Reactor return types, whose lock is taken on subscription and held until they terminate. */
+	enum Reactive {
+
+		MONO, FLUX
+
+	}
+
+	/**
+	 * How messages name a method: the target class, the method and its parameter types.
+	 * @param method the method
+	 * @param targetClass the class it is called on
+	 * @return e.g. {@code com.acme.OrderService.ship(Order, boolean)}
+	 */
+	static String describe(Method method, Class<?> targetClass) {
+		return targetClass.getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", "(", ")"));
+	}
+
+	/**
+	 * The key of one call, without {@code distlock.key-prefix}.
+	 * @param target the target object
+	 * @param args the call's arguments
+	 * @return the key
+	 * @throws LockKeyException if the expression fails or gives {@code null} or a blank string
+	 */
+	public String key(Object target, @Nullable Object[] args) {
+		if (this.key == null) {
+			return this.namePrefix;
+		}
+		Object value;
+		try {
+			value = this.key.evaluate(target, args);
+		}
+		catch (RuntimeException ex) {
+			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
+					+ this.description + " failed: " + ex.getMessage(), ex);
+		}
+		if (value == null) {
+			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
+					+ this.description + " gave null; the method was not run");
+		}
+		String text = String.valueOf(value);
+		if (text.isBlank()) {
+			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
+					+ this.description + " gave a blank string ('" + text + "'); the method was not run");
+		}
+		return this.namePrefix + text;
+	}
+
+	/**
+	 * The lock request of one call.
+	 * @param key the call's key
+	 * @return the request
+	 */
+	public LockRequest request(String key) {
+		return LockRequest.builder(key)
+			.type(this.type)
+			.permits(this.permits)
+			.lease(this.lease)
+			.waitTime(this.waitTime)
+			.provider(this.provider)
+			.build();
+	}
+
+	/**
+	 * What a call returns without running when the lock stays busy: the fallback's result or an empty value.
+	 * @param target the target object
+	 * @param args the call's arguments
+	 * @return the result to return
+	 * @throws Throwable what the fallback threw
+	 */
+	@Nullable Object whenBusy(Object target, @Nullable Object[] args) throws Throwable {
+		if (this.fallback != null) {
+			try {
+				return this.fallback.invoke(target, args);
+			}
+			catch (InvocationTargetException ex) {
+				throw ex.getTargetException();
+			}
+		}
+		Class<?> returnType = this.method.getReturnType();
+		if (returnType == Optional.class) {
+			return Optional.empty();
+		}
+		return (this.async != null) ? this.async.empty(returnType) : null;
+	}
+
+	/**
+	 * Whether the lock is released when the method returns, or (for an asynchronous result) when the result
+	 * completes.
+	 * @return the handler of the asynchronous result, or {@code null} for synchronous methods
+	 */
+	@Nullable AsyncResultHandler async() {
+		return this.async;
+	}
+
+	/**
+	 * The Reactor type the method returns.
+	 * @return {@code MONO}, {@code FLUX}, or {@code null} for other return types
+	 */
+	@Nullable Reactive reactive() {
+		return this.reactive;
+	}
+
+	/**
+	 * Whether a busy lock is answered without throwing (by a fallback method or by skipping).
+	 * @return {@code true} with a fallback or {@link LockFailureAction#SKIP}
+	 */
+	boolean answersBusy() {
+		return this.fallback != null || this.onFailure == LockFailureAction.SKIP;
+	}
+
+	public Method method() {
+		return this.method;
+	}
+
+	public Class<?> targetClass() {
+		return this.targetClass;
+	}
+
+	public LockType type() {
+		return this.type;
+	}
+
+	public int permits() {
+		return this.permits;
+	}
+
+	public @Nullable Duration lease() {
+		return this.lease;
+	}
+
+	public @Nullable Duration waitTime() {
+		return this.waitTime;
+	}
+
+	public @Nullable String provider() {
+		return this.provider;
+	}
+
+	public LockFailureAction onFailure() {
+		return this.onFailure;
+	}
+
+	public @Nullable Method fallback() {
+		return this.fallback;
+	}
+
+	/**
+	 * The method as messages name it.
+	 * @return the description
+	 */
+	public String description() {
+		return this.description;
+	}
+
+	@Override
+	public String toString() {
+		return "LockOperation[" + this.description + ", key=" + ((this.key != null) ? this.namePrefix + "{"
+				+ this.keyExpression + "}" : this.namePrefix) + ", type=" + this.type + "]";
+	}
+
+}

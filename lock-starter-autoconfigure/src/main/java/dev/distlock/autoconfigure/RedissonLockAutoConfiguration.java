@@ -1,0 +1,87 @@
+package dev.distlock.autoconfigure;
+
+import java.util.List;
+
+import dev.distlock.redisson.RedissonLockProvider;
+import dev.distlock.redisson.RedissonQuorumLockProvider;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * The Redisson backends, when Redisson is on the classpath. The {@code redisson} provider runs on the application's
+ * {@link RedissonClient} (from {@code redisson-spring-boot-starter} or the application's own bean), so it is
+ * configured after the Redisson starter. The {@code redisson-quorum} provider connects to
+ * {@code distlock.redisson.nodes} itself and needs no client bean. Each registers per {@link ConditionalOnLockProvider}
+ * under its own name, which is why the conditions sit on the two nested configurations rather than on this class.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(before = DistlockAutoConfiguration.class,
+		afterName = { "org.redisson.spring.starter.RedissonAutoConfigurationV4",
+				"org.redisson.spring.starter.RedissonAutoConfigurationV2",
+				"org.redisson.spring.starter.RedissonAutoConfiguration" })
+@ConditionalOnClass(RedissonClient.class)
+@EnableConfigurationProperties(RedissonLockProperties.class)
+@Import({ RedissonLockAutoConfiguration.ClientProviderConfiguration.class,
+		RedissonLockAutoConfiguration.QuorumProviderConfiguration.class })
+public final class RedissonLockAutoConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnSingleCandidate(RedissonClient.class)
+	@ConditionalOnLockProvider(RedissonLockProvider.NAME)
+	static class ClientProviderConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RedissonLockProvider redissonLockProvider(RedissonClient redissonClient, RedissonLockProperties properties) {
+			return new RedissonLockProvider(redissonClient, properties.getTimeout());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(OnQuorumNodesCondition.class)
+	@ConditionalOnLockProvider(RedissonQuorumLockProvider.NAME)
+	static class QuorumProviderConfiguration {
+
+		@Bean(destroyMethod = "close")
+		@ConditionalOnMissingBean
+		RedissonQuorumLockProvider redissonQuorumLockProvider(RedissonLockProperties properties) {
+			return RedissonQuorumLockProvider.connect(properties.getNodes(), properties.getNodeTimeout(), (config) -> {
+				config.useSingleServer().setUsername(properties.getUsername()).setPassword(properties.getPassword());
+				return config;
+			});
+		}
+
+	}
+
+	/** Matches when {@code distlock.redisson.nodes} lists at least one address. */
+	static class OnQuorumNodesCondition extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			List<String> nodes = Binder.get(context.getEnvironment())
+				.bind("distlock.redisson.nodes", Bindable.listOf(String.class))
+				.orElse(List.of());
+			return nodes.isEmpty() ? ConditionOutcome.noMatch("distlock.redisson.nodes is not set")
+					: ConditionOutcome.match("distlock.redisson.nodes lists " + nodes.size() + " servers");
+		}
+
+	}
+
+}

@@ -1,0 +1,65 @@
+package dev.distlock.redisson;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.ByteArrayCodec;
+
+/**
+ * One of this package's Lua scripts, read once from its {@code .lua} resource. Keys go in {@code KEYS}, everything
+ * else in {@code ARGV}: nothing is spliced into the text. Redisson sends it by EVALSHA and loads it on NOSCRIPT
+ * (its {@code useScriptCache}, on by default), so a script crosses the wire once per server. Arguments go as bytes:
+ * a {@code byte[]} as it is (Redisson stores permit ids as raw bytes), anything else as its UTF-8 text.
+ */
+final class LuaScript {
+
+	private final String name;
+
+	private final String text;
+
+	private LuaScript(String name, String text) {
+		this.name = name;
+		this.text = text;
+	}
+
+	static LuaScript load(String name) {
+		try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+			if (in == null) {
+				throw new IllegalStateException("Lua script " + name + " is missing beside " + LuaScript.class);
+			}
+			return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read Lua script " + name, ex);
+		}
+	}
+
+	/**
+	 * Runs the script on the node that owns the first key, answering an integer or nil.
+	 * @param client the client
+	 * @param keys the keys, all in one hash slot
+	 * @param args the arguments: {@code byte[]} or text
+	 * @return the reply
+	 */
+	CompletableFuture<Long> evalLong(RedissonClient client, List<Object> keys, Object... args) {
+		Object[] encoded = new Object[args.length];
+		for (int i = 0; i < args.length; i++) {
+			encoded[i] = (args[i] instanceof byte[]) ? args[i] : args[i].toString().getBytes(StandardCharsets.UTF_8);
+		}
+		RScript script = client.getScript(ByteArrayCodec.INSTANCE);
+		return script.<Long>evalAsync((String) keys.get(0), RScript.Mode.READ_WRITE, this.text,
+				RScript.ReturnType.LONG, keys, encoded).toCompletableFuture();
+	}
+
+	@Override
+	public String toString() {
+		return this.name;
+	}
+
+}

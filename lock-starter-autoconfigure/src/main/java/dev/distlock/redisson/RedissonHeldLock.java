@@ -1,0 +1,26 @@
+package dev.distlock.redisson;
+
+import dev.distlock.core.HeldLock;
+import dev.distlock.core.LockAttempt;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lock granted by a Redisson backend: the attempt, the synthetic owner id Redisson stored it under (as
+ * {@code <client id>:<ownerId>}), the permit id of a SEMAPHORE and the fencing token.
+ *
+ * @param attempt the attempt it was granted to
+ * @param ownerId the owner id passed to Redisson in place of a thread id
+ * @param permitId the permit of a SEMAPHORE, else {@code null}
+ * @param fencingToken the fencing token
+ */
+record RedissonHeldLock(LockAttempt attempt, long ownerId, @Nullable String permitId,
+		long fencingToken) implements HeldLock {
+
+	String permit() {
+		if (this.permitId == null) {
+			throw new IllegalStateException(this.attempt + " holds no semaphore permit");
+		}
+		return this.permitId;
+	}
+
+}

@@ -1,0 +1,475 @@
+package dev.distlock.redisson;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.distlock.core.Acquisition;
+import dev.distlock.core.HeldLock;
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockProvider;
+import dev.distlock.core.LockType;
+import dev.distlock.core.LockWaiter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.redisson.RedissonFencedLock;
+import org.redisson.RedissonObject;
+import org.redisson.api.RFuture;
+import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The {@code redisson} backend: distributed locks on an application's {@link RedissonClient}, made of Redisson's own
+ * lock objects, so their key layouts, scripts and waiting (pub/sub on the lock's channel, the fair queue) are
+ * Redisson's, while ownership, leases, renewal and fencing follow distlock's contract. One lock key maps to:
+ * <ul>
+ * <li>MUTEX: {@code RFencedLock} on the key itself (the same hash a plain {@code RLock} of that name uses, so it also
+ * excludes Redisson code that locks the name directly);</li>
+ * <li>FAIR: Redisson's fair lock on {@code <key>:fair};</li>
+ * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code <key>:rw};</li>
+ * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code <key>:semaphore}. Plain {@code RSemaphore} is not used:
+ * its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each permit of
+ * the permit-expirable semaphore has its own lease, renewed with {@code updateLeaseTime}. Its capacity is set to the
+ * request's {@code permits} with {@code trySetPermits}, which only acts while the semaphore does not exist: the first
+ * request fixes the capacity, and a request asking for a different number shares the capacity already set (change it
+ * with Redisson's {@code setPermits}, or delete the key when no one holds it). Redisson stamps a permit's expiry with
+ * the acquiring client's wall clock, so skewed clocks shorten or lengthen other holders' permits: keep them
+ * synchronized.</li>
+ * </ul>
+ * <p>
+ * <b>Ownership by lease, not by thread.</b> Redisson ties a lock to {@code <client id>:<thread id>}. This provider
+ * passes a synthetic owner id instead of the thread id, through Redisson's explicit-id methods
+ * ({@code tryLockAsync(wait, lease, unit, id)}, {@code unlockAsync(id)}): a new one for every acquisition, unique in
+ * this JVM and negative, so it can never coincide with the thread id of code that uses the same client's locks the
+ * usual way. A lease is therefore released from any thread, including virtual threads.
+ * <p>
+ * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime}, which keeps Redisson's
+ * own watchdog off; renewal is the core's {@code LeaseRenewer} calling {@link #renew}, which extends only while the
+ * owner still holds the lock (an owner-checked Lua script on Redisson's layout, or {@code updateLeaseTime} for a
+ * permit) and otherwise reports the lease lost.
+ * <p>
+ * <b>Fencing.</b> MUTEX takes its token from {@code RFencedLock}, incremented inside the acquire script: one round
+ * trip. FAIR, READ, WRITE and SEMAPHORE take theirs right after the acquisition, from a script that increments
+ * {@code distlock_fence:{<lock name>}} only while the owner still holds the lock (one more round trip). Since every
+ * holder increments while it holds, a hold that begins after another ended gets a larger token: exclusive holds are
+ * numbered in their order, and a reader or permit requested after another ended is numbered after it. Counters never
+ * expire; a Redis restart without persistence resets them, as it frees the locks.
+ * <p>
+ * Caveats: Redisson parks a fair-lock waiter in the queue for up to {@code Config.fairLockWaitTimeout} (5 minutes by
+ * default), so a waiting process that dies can hold up a FAIR key that long; lower it in Redisson's configuration.
+ * A waiter that distlock gives up on leaves the queue at once. A custom Redisson {@code NameMapper} is not supported.
+ *
+ * @since 0.1.0
+ */
+public final class RedissonLockProvider implements LockProvider {
+
+	/** The provider's name. */
+	public static final String NAME = "redisson";
+
+	/** Default of how long one Redis call may take beyond the wait time. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Log logger = LogFactory.getLog(RedissonLockProvider.class);
+
+	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
+
+	private static final AtomicLong ownerIds = new AtomicLong();
+
+	private static final int MAX_REMEMBERED_SEMAPHORES = 10_000;
+
+	static final LuaScript FENCE_HASH = LuaScript.load("fence-hash.lua");
+
+	static final LuaScript FENCE_PERMIT = LuaScript.load("fence-permit.lua");
+
+	static final LuaScript RENEW_HASH = LuaScript.load("renew-hash.lua");
+
+	static final LuaScript RENEW_READ = LuaScript.load("renew-read.lua");
+
+	static final LuaScript LEAVE_FAIR_QUEUE = LuaScript.load("leave-fair-queue.lua");
+
+	private final RedissonClient client;
+
+	private final String clientId;
+
+	private final long timeoutMillis;
+
+	private final long fairWaitTimeoutMillis;
+
+	private final Map<LockAttempt, Pending> pending = new ConcurrentHashMap<>();
+
+	/** Semaphores whose capacity this provider has set (or found set), so it asks only once per key. */
+	private final Set<String> sizedSemaphores = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Creates a provider with a {@link #DEFAULT_TIMEOUT timeout} of 5 seconds.
+	 * @param client the Redisson client
+	 */
+	public RedissonLockProvider(RedissonClient client) {
+		this(client, DEFAULT_TIMEOUT);
+	}
+
+	/**
+	 * Creates a provider.
+	 * @param client the Redisson client
+	 * @param timeout how long one Redis call may take beyond the wait time before the acquisition fails
+	 */
+	public RedissonLockProvider(RedissonClient client, Duration timeout) {
+		if (!(client.getFencedLock("distlock") instanceof RedissonFencedLock)) {
+			throw new IllegalArgumentException("RedissonLockProvider needs Redisson's own RedissonClient; "
+					+ client.getClass().getName() + " does not hand out org.redisson.RedissonFencedLock");
+		}
+		this.client = client;
+		this.clientId = client.getId();
+		this.timeoutMillis = Math.max(1, timeout.toMillis());
+		this.fairWaitTimeoutMillis = client.getConfig().getFairLockWaitTimeout();
+	}
+
+	/**
+	 * A new synthetic owner id: unique in this JVM (hence per client, whose id Redisson puts in front) and negative,
+	 * so it never equals a thread id.
+	 * @return the id
+	 */
+	static long nextOwnerId() {
+		return -ownerIds.incrementAndGet();
+	}
+
+	@Override
+	public String name() {
+		return NAME;
+	}
+
+	@Override
+	public Set<LockType> supportedTypes() {
+		return TYPES;
+	}
+
+	/**
+	 * Acquires with Redisson's own waiting (pub/sub on the lock's channel, the fair queue), up to the waiter's
+	 * deadline.
+	 */
+	@Override
+	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+		long waitMillis = waiter.isTryOnce() ? 0 : waiter.remaining().toMillis();
+		return acquire(attempt, waitMillis);
+	}
+
+	@Override
+	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+		RedissonHeldLock held = acquire(attempt, 0);
+		return (held != null) ? Acquisition.acquired(held) : Acquisition.busy();
+	}
+
+	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitMillis) throws Exception {
+		Pending state = new Pending(nextOwnerId());
+		Pending previous = this.pending.put(attempt, state);
+		if (previous != null) {
+			cleanUp(attempt, previous);
+		}
+		RedissonHeldLock held = switch (attempt.type()) {
+			case MUTEX -> acquireMutex(attempt, state, waitMillis);
+			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, waitMillis);
+			case SEMAPHORE -> acquirePermit(attempt, state, waitMillis);
+		};
+		// granted, or a definite "no" from Redisson, which then holds nothing for the owner and has taken it out of
+		// the fair queue itself: nothing is left to abandon; only a failure leaves the attempt pending
+		this.pending.remove(attempt, state);
+		return held;
+	}
+
+	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state, long waitMillis)
+			throws Exception {
+		RedissonFencedLock lock = (RedissonFencedLock) this.client.getFencedLock(redisName(attempt));
+		Long token = await(state.track(lock.tryLockAndGetTokenAsync(waitMillis, leaseMillis(attempt),
+				TimeUnit.MILLISECONDS, state.ownerId)), waitMillis);
+		return (token != null) ? new RedissonHeldLock(attempt, state.ownerId, null, token) : null;
+	}
+
+	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, long waitMillis)
+			throws Exception {
+		RLock lock = hashLock(attempt);
+		Boolean locked = await(state.track(lock.tryLockAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS,
+				state.ownerId)), waitMillis);
+		if (!Boolean.TRUE.equals(locked)) {
+			return null;
+		}
+		String name = redisName(attempt);
+		Long token = await(FENCE_HASH.evalLong(this.client, List.of(name, fenceName(attempt)),
+				field(attempt, state.ownerId)), 0);
+		return new RedissonHeldLock(attempt, state.ownerId, null, requireToken(attempt, token));
+	}
+
+	private @Nullable RedissonHeldLock acquirePermit(LockAttempt attempt, Pending state, long waitMillis)
+			throws Exception {
+		String name = redisName(attempt);
+		RPermitExpirableSemaphore semaphore = this.client.getPermitExpirableSemaphore(name);
+		if (this.sizedSemaphores.add(name)) {
+			if (this.sizedSemaphores.size() > MAX_REMEMBERED_SEMAPHORES) {
+				this.sizedSemaphores.clear();
+			}
+			try {
+				await(semaphore.trySetPermitsAsync(attempt.permits()), 0);
+			}
+			catch (Exception ex) {
+				this.sizedSemaphores.remove(name);
+				throw ex;
+			}
+		}
+		String permitId = await(state.track(semaphore.tryAcquireAsync(waitMillis, leaseMillis(attempt),
+				TimeUnit.MILLISECONDS)), waitMillis);
+		if (permitId == null) {
+			// ask again next time: the semaphore may have been deleted, and then it would never grant a permit
+			this.sizedSemaphores.remove(name);
+			return null;
+		}
+		state.permitId = permitId;
+		Long token = await(FENCE_PERMIT.evalLong(this.client,
+				List.of(RedissonObject.suffixName(name, "timeout"), fenceName(attempt)),
+				HexFormat.of().parseHex(permitId), String.valueOf(System.currentTimeMillis())), 0);
+		return new RedissonHeldLock(attempt, state.ownerId, permitId, requireToken(attempt, token));
+	}
+
+	private static long requireToken(LockAttempt attempt, @Nullable Long token) {
+		if (token == null) {
+			throw new IllegalStateException("The lease of " + attempt + " (" + attempt.lease()
+					+ ") ran out before its fencing token could be taken; use a longer lease");
+		}
+		return token;
+	}
+
+	@Override
+	public boolean renew(HeldLock lock, Duration lease) throws Exception {
+		RedissonHeldLock held = (RedissonHeldLock) lock;
+		LockAttempt attempt = held.attempt();
+		long millis = Math.max(1, lease.toMillis());
+		String name = redisName(attempt);
+		return switch (attempt.type()) {
+			case MUTEX, FAIR, WRITE -> isOne(await(RENEW_HASH.evalLong(this.client, List.of(name),
+					String.valueOf(millis), field(attempt, held.ownerId())), 0));
+			case READ -> isOne(await(RENEW_READ.evalLong(this.client,
+					List.of(name, readTimeoutPrefix(name, held.ownerId())), String.valueOf(millis),
+					field(attempt, held.ownerId())), 0));
+			case SEMAPHORE -> Boolean.TRUE.equals(await(this.client.getPermitExpirableSemaphore(name)
+				.updateLeaseTimeAsync(held.permit(), millis, TimeUnit.MILLISECONDS), 0));
+		};
+	}
+
+	private static boolean isOne(@Nullable Long reply) {
+		return reply != null && reply == 1L;
+	}
+
+	@Override
+	public void release(HeldLock lock) throws Exception {
+		RedissonHeldLock held = (RedissonHeldLock) lock;
+		LockAttempt attempt = held.attempt();
+		if (attempt.type() == LockType.SEMAPHORE) {
+			// false when the permit already expired: nothing to give back
+			await(this.client.getPermitExpirableSemaphore(redisName(attempt)).tryReleaseAsync(held.permit()), 0);
+			return;
+		}
+		try {
+			await(hashLock(attempt).unlockAsync(held.ownerId()), 0);
+		}
+		catch (IllegalMonitorStateException ex) {
+			// no longer held by this owner (expired, taken over): releasing is a no-op
+		}
+	}
+
+	/**
+	 * Releases whatever the attempt's owner id may hold (owner-checked, so never another's lock) and leaves the
+	 * fair queue. If Redisson is still working on the attempt (a wait that outlives an interrupt, a slow reply), its
+	 * future is cancelled: Redisson then stops waiting and itself releases a grant that arrives after that. A
+	 * SEMAPHORE permit whose reply never arrives cannot be named, and stays taken until its lease ends.
+	 */
+	@Override
+	public void abandon(LockAttempt attempt) {
+		Pending state = this.pending.remove(attempt);
+		if (state != null) {
+			cleanUp(attempt, state);
+		}
+	}
+
+	private void cleanUp(LockAttempt attempt, Pending state) {
+		try {
+			Object granted = null;
+			CompletableFuture<?> acquiring = state.acquiring;
+			if (acquiring != null) {
+				acquiring.cancel(false);
+				if (!acquiring.isCompletedExceptionally()) {
+					granted = acquiring.getNow(null);
+				}
+			}
+			releaseAbandoned(attempt, state, granted);
+			if (attempt.type() == LockType.FAIR) {
+				// a fair-lock script already on its way when Redisson's future was cancelled may queue the owner
+				// again; once it has surely run, leave the queue once more
+				CompletableFuture.delayedExecutor(this.timeoutMillis, TimeUnit.MILLISECONDS)
+					.execute(() -> leaveFairQueue(attempt, state.ownerId));
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not clean up after " + attempt, ex);
+		}
+	}
+
+	private void releaseAbandoned(LockAttempt attempt, Pending state, @Nullable Object granted) {
+		if (attempt.type() == LockType.SEMAPHORE) {
+			String permitId = (granted instanceof String id) ? id : state.permitId;
+			if (permitId != null) {
+				quietly(attempt, this.client.getPermitExpirableSemaphore(redisName(attempt))
+					.tryReleaseAsync(permitId));
+			}
+			return;
+		}
+		quietly(attempt, hashLock(attempt).unlockAsync(state.ownerId));
+		if (attempt.type() == LockType.FAIR) {
+			leaveFairQueue(attempt, state.ownerId);
+		}
+	}
+
+	private void leaveFairQueue(LockAttempt attempt, long ownerId) {
+		try {
+			String name = redisName(attempt);
+			quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client,
+					List.of(RedissonObject.prefixName("redisson_lock_queue", name),
+							RedissonObject.prefixName("redisson_lock_timeout", name)),
+					field(attempt, ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not take " + attempt + " out of the fair queue", ex);
+		}
+	}
+
+	private static void quietly(LockAttempt attempt, CompletionStage<?> stage) {
+		stage.whenComplete((result, ex) -> {
+			if (ex != null && !(unwrap(ex) instanceof IllegalMonitorStateException) && logger.isDebugEnabled()) {
+				logger.debug("Could not clean up after " + attempt, ex);
+			}
+		});
+	}
+
+	private RLock hashLock(LockAttempt attempt) {
+		String name = redisName(attempt);
+		return switch (attempt.type()) {
+			case MUTEX -> this.client.getFencedLock(name);
+			case FAIR -> this.client.getFairLock(name);
+			case READ -> this.client.getReadWriteLock(name).readLock();
+			case WRITE -> this.client.getReadWriteLock(name).writeLock();
+			case SEMAPHORE -> throw new IllegalArgumentException("A semaphore is not a lock: " + attempt);
+		};
+	}
+
+	/**
+	 * The Redisson object name behind a lock: the key for MUTEX, with a suffix per family for the others, so that
+	 * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks.
+	 * @param key the full key
+	 * @param type the lock type
+	 * @return the name
+	 */
+	static String redisName(String key, LockType type) {
+		return switch (type) {
+			case MUTEX -> key;
+			case FAIR -> key + ":fair";
+			case READ, WRITE -> key + ":rw";
+			case SEMAPHORE -> key + ":semaphore";
+		};
+	}
+
+	private static String redisName(LockAttempt attempt) {
+		return redisName(attempt.key(), attempt.type());
+	}
+
+	/**
+	 * The fencing counter of a lock, in the lock's hash slot: {@code RFencedLock}'s own for MUTEX.
+	 * @param key the full key
+	 * @param type the lock type
+	 * @return the counter's key
+	 */
+	static String fenceName(String key, LockType type) {
+		String name = redisName(key, type);
+		return RedissonObject.prefixName((type == LockType.MUTEX) ? "redisson_lock_token" : "distlock_fence", name);
+	}
+
+	private static String fenceName(LockAttempt attempt) {
+		return fenceName(attempt.key(), attempt.type());
+	}
+
+	/** The hash field Redisson stores a holder under. */
+	private String field(LockAttempt attempt, long ownerId) {
+		String field = this.clientId + ":" + ownerId;
+		return (attempt.type() == LockType.WRITE) ? field + ":write" : field;
+	}
+
+	/** Where Redisson keeps the per-hold timeouts of one reader. */
+	private String readTimeoutPrefix(String name, long ownerId) {
+		return RedissonObject.suffixName(name, this.clientId + ":" + ownerId) + ":rwlock_timeout";
+	}
+
+	private static long leaseMillis(LockAttempt attempt) {
+		try {
+			return Math.max(1, attempt.lease().toMillis());
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE / 4;
+		}
+	}
+
+	private <T> @Nullable T await(CompletionStage<T> stage, long waitMillis) throws Exception {
+		try {
+			return stage.toCompletableFuture().get(waitMillis + this.timeoutMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = unwrap(ex);
+			if (cause instanceof Exception exception) {
+				throw exception;
+			}
+			throw ex;
+		}
+		catch (TimeoutException ex) {
+			throw new TimeoutException("Redis did not answer within " + (waitMillis + this.timeoutMillis) + " ms");
+		}
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof ExecutionException || cause instanceof CompletionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	/** What an acquisition in progress (or given up) may have taken: the owner id, Redisson's reply, a permit. */
+	private static final class Pending {
+
+		final long ownerId;
+
+		volatile @Nullable CompletableFuture<?> acquiring;
+
+		volatile @Nullable String permitId;
+
+		Pending(long ownerId) {
+			this.ownerId = ownerId;
+		}
+
+		<T> CompletionStage<T> track(RFuture<T> future) {
+			CompletableFuture<T> stage = future.toCompletableFuture();
+			this.acquiring = stage;
+			return stage;
+		}
+
+	}
+
+}
