@@ -1,8 +1,10 @@
 package dev.distlock.bench;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
@@ -13,13 +15,13 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
  */
 public final class Subjects {
 
-	/** Every subject, in report order, with the class that must exist for it to run. */
+	/** Every subject, in report order, with the classes (comma-separated) that must exist for it to run. */
 	static final Map<String, String> REQUIRES = new LinkedHashMap<>();
 
 	static {
 		REQUIRES.put("ceiling-lettuce", "io.lettuce.core.RedisClient");
 		REQUIRES.put("distlock-redis-template", "dev.distlock.redis.RedisLockProvider");
-		REQUIRES.put("distlock-redis-annotation", "dev.distlock.bench.AnnotatedWork");
+		REQUIRES.put("distlock-redis-annotation", "dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
 		REQUIRES.put("distlock-redisson", "dev.distlock.redisson.RedissonLockProvider");
 		REQUIRES.put("redisson-rlock", "org.redisson.api.RLock");
 		REQUIRES.put("si-redis-spin", "org.springframework.integration.redis.util.RedisLockRegistry");
@@ -29,7 +31,7 @@ public final class Subjects {
 		REQUIRES.put("curator-mutex", "org.apache.curator.framework.recipes.locks.InterProcessMutex");
 		REQUIRES.put("distlock-jdbc-postgres", "dev.distlock.jdbc.JdbcLockProvider");
 		REQUIRES.put("si-jdbc-postgres", "org.springframework.integration.jdbc.lock.JdbcLockRegistry");
-		REQUIRES.put("distlock-local-annotation", "dev.distlock.bench.AnnotatedWork");
+		REQUIRES.put("distlock-local-annotation", "dev.distlock.annotation.DistributedLock");
 		REQUIRES.put("distlock-local-template", "dev.distlock.local.LocalLockProvider");
 		REQUIRES.put("plain-call", "dev.distlock.bench.Work");
 	}
@@ -49,6 +51,8 @@ public final class Subjects {
 			case "ceiling-lettuce" -> new LettuceCeiling(config);
 			case "distlock-redis-template" -> distlockRedis(config, false);
 			case "distlock-redis-annotation" -> distlockRedis(config, true);
+			case "distlock-redisson" -> new Distlock(config, "redisson", Map.of("bench.redisson.address", config.redisUri()),
+					false, redisCleanup(config), RedissonClientConfiguration.class);
 			case "redisson-rlock" -> new RedissonRLock(config);
 			case "si-redis-spin" -> new SpringIntegrationRedis(config, RedisLockType.SPIN_LOCK);
 			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
@@ -67,7 +71,11 @@ public final class Subjects {
 	private static Subject distlockRedis(BenchConfig config, boolean annotated) throws Exception {
 		return new Distlock(config, "redis",
 				Map.of("spring.data.redis.host", config.redisHost(), "spring.data.redis.port", config.redisPort()),
-				annotated, (runId) -> () -> RedisKeys.deleteMatching(config, "*" + runId + "*"));
+				annotated, redisCleanup(config));
+	}
+
+	private static Function<String, AutoCloseable> redisCleanup(BenchConfig config) {
+		return (runId) -> () -> RedisKeys.deleteMatching(config, "*" + runId + "*");
 	}
 
 	/**
@@ -77,7 +85,7 @@ public final class Subjects {
 	public static List<String> available() {
 		return REQUIRES.entrySet()
 			.stream()
-			.filter((entry) -> isPresent(entry.getValue()))
+			.filter((entry) -> Arrays.stream(entry.getValue().split(",")).allMatch(Subjects::isPresent))
 			.map(Map.Entry::getKey)
 			.toList();
 	}
