@@ -29,6 +29,9 @@ public final class LockOperation {
 
 	private final String namePrefix;
 
+	/** The bounded name meters and spans are tagged with: the annotation's name, or Class.method. */
+	private final String metricName;
+
 	private final LockKeyResolver.@Nullable CompiledKey key;
 
 	private final String keyExpression;
@@ -58,6 +61,7 @@ public final class LockOperation {
 		this.method = method;
 		this.targetClass = targetClass;
 		this.description = describe(method, targetClass);
+		this.metricName = name.isEmpty() ? targetClass.getSimpleName() + "." + method.getName() : name;
 		if (key == null) {
 			// neither key nor name: the method's identity is the key
 			this.namePrefix = name.isEmpty() ? targetClass.getName() + "." + method.getName() : name;
@@ -135,6 +139,7 @@ public final class LockOperation {
 	 */
 	public LockRequest request(String key) {
 		return LockRequest.builder(key)
+			.name(this.metricName)
 			.type(this.type)
 			.permits(this.permits)
 			.lease(this.lease)

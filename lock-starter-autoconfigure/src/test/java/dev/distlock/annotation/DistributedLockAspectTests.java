@@ -126,6 +126,12 @@ class DistributedLockAspectTests {
 	}
 
 	@Test
+	void leaseIsNamedForMetricsByTheAnnotationNameOrClassAndMethod() {
+		assertThat(this.locked.leaseName(7)).isEqualTo("invoice");
+		assertThat(this.locked.unnamedLeaseName(7)).isEqualTo("Locked.unnamedLeaseName");
+	}
+
+	@Test
 	void nameAloneIsTheKey() {
 		assertThat(this.locked.nameOnly()).isEqualTo("nightly");
 	}
@@ -439,6 +445,16 @@ class DistributedLockAspectTests {
 		@DistributedLock(name = "invoice", key = "#id")
 		public String nameAndKey(long id) {
 			return key();
+		}
+
+		@DistributedLock(name = "invoice", key = "#id")
+		public String leaseName(long id) {
+			return LockContext.currentLease().name();
+		}
+
+		@DistributedLock(key = "#id")
+		public String unnamedLeaseName(long id) {
+			return LockContext.currentLease().name();
 		}
 
 		@DistributedLock(name = "nightly")
