@@ -109,6 +109,7 @@ final class PostgresNotifier implements AutoCloseable {
 
 	private void run() {
 		long backoff = 100;
+		boolean reconnecting = false;
 		while (!this.closed) {
 			try (Connection open = this.connections.open()) {
 				this.connection = open;
@@ -122,11 +123,15 @@ final class PostgresNotifier implements AutoCloseable {
 				this.listening = true;
 				this.firstListen.countDown();
 				backoff = 100;
-				wakeAll();
+				if (reconnecting) {
+					// releases while the connection was down were missed
+					wakeAll();
+				}
 				listen(open.unwrap(PGConnection.class), open);
 			}
 			catch (SQLException | RuntimeException ex) {
 				this.listening = false;
+				reconnecting = true;
 				if (this.closed) {
 					break;
 				}
