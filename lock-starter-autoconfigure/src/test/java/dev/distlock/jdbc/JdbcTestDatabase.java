@@ -51,8 +51,12 @@ final class JdbcTestDatabase implements AutoCloseable {
 	}
 
 	static JdbcTestDatabase h2() {
-		return create("jdbc:h2:mem:distlock-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "", (config) -> {
+		return h2((config) -> {
 		});
+	}
+
+	static JdbcTestDatabase h2(Consumer<HikariConfig> customizer) {
+		return create("jdbc:h2:mem:distlock-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "", customizer);
 	}
 
 	static JdbcTestDatabase create(String url, String username, String password, Consumer<HikariConfig> customizer) {
