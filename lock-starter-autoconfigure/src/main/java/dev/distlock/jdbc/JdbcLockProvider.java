@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
 
@@ -114,6 +115,8 @@ public final class JdbcLockProvider implements LockProvider {
 
 	private final @Nullable PostgresNotifier notifier;
 
+	private final LongAdder contended = new LongAdder();
+
 	private JdbcLockProvider(Builder builder) {
 		this.dataSource = lockingDataSource(builder.dataSource);
 		this.tableName = JdbcLockSchema.validateTableName(builder.tableName);
@@ -199,6 +202,7 @@ public final class JdbcLockProvider implements LockProvider {
 		catch (SQLException ex) {
 			if (isContention(ex)) {
 				// the database rolled the attempt back: another attempt won the race
+				this.contended.increment();
 				if (logger.isTraceEnabled()) {
 					logger.trace("Contention on " + attempt + ", counted as busy: " + ex);
 				}
@@ -225,6 +229,15 @@ public final class JdbcLockProvider implements LockProvider {
 		}
 		Long waitMillis = result.waitMillis();
 		return Acquisition.busy((waitMillis != null && waitMillis > 0) ? Duration.ofMillis(waitMillis) : null);
+	}
+
+	/**
+	 * How many attempts lost a race inside the database (a deadlock, a unique-key race, a lock timeout) and were
+	 * reported busy, for tests and diagnostics.
+	 * @return the number of such attempts so far
+	 */
+	long contendedAttempts() {
+		return this.contended.sum();
 	}
 
 	@Override
