@@ -500,7 +500,7 @@ public final class JdbcLockProvider implements LockProvider {
 
 	private Target target(LockAttempt attempt) {
 		String owner = attempt.owner();
-		if (owner.length() > MAX_OWNER || !StandardCharsets.US_ASCII.newEncoder().canEncode(owner)) {
+		if (owner.length() > MAX_OWNER || !owner.chars().allMatch((c) -> c < 128)) {
 			throw new IllegalArgumentException("Owner token must be ASCII and at most " + MAX_OWNER
 					+ " characters: " + owner);
 		}
@@ -547,17 +547,27 @@ public final class JdbcLockProvider implements LockProvider {
 		if (Character.isHighSurrogate(key.charAt(cut - 1))) {
 			cut--;
 		}
+		return key.substring(0, cut) + "#" + sha256(key);
+	}
+
+	/**
+	 * The notification channel of a table: its name, or a digest of it when longer than PostgreSQL's 63-byte
+	 * identifiers (a schema-qualified name may be).
+	 * @param tableName the validated table name
+	 * @return the channel
+	 */
+	static String channel(String tableName) {
+		return (tableName.length() <= 63) ? tableName : "distlock_" + sha256(tableName).substring(0, 40);
+	}
+
+	private static String sha256(String text) {
 		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-			return key.substring(0, cut) + "#" + HexFormat.of().formatHex(digest);
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is missing", ex);
 		}
-	}
-
-	static String channel(String tableName) {
-		return tableName;
 	}
 
 	private static long micros(Duration duration) {

@@ -153,6 +153,34 @@ class PostgresNotificationTests {
 		}
 	}
 
+	@Test
+	void schemaQualifiedTableWithALongNameGetsAChannelPostgresAccepts() throws Exception {
+		String schema = "dl_s_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+		String table = schema + "." + "t".repeat(63);
+		org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
+				database.dataSource());
+		jdbc.execute("CREATE SCHEMA " + schema);
+		try {
+			JdbcLockSchema.create(database.dataSource(), table, null);
+			assertThat(JdbcLockProvider.channel(table)).hasSizeLessThanOrEqualTo(63);
+			JdbcLockProvider holder = database.provider().tableName(table).build();
+			JdbcLockProvider waiter = database.provider().tableName(table).build();
+			LockAttempt waiting = attempt("k", LockType.MUTEX);
+			Acquisition held = holder.tryAcquire(attempt("k", LockType.MUTEX));
+			CountDownLatch woken = new CountDownLatch(1);
+			try (ReleaseSubscription subscription = waiter.subscribe(waiting, woken::countDown)) {
+				assertThat(subscription.isActive()).isTrue();
+				holder.release(held.lock());
+				assertThat(woken.await(5, TimeUnit.SECONDS)).as("woken on the digest channel").isTrue();
+			}
+			holder.close();
+			waiter.close();
+		}
+		finally {
+			jdbc.execute("DROP SCHEMA " + schema + " CASCADE");
+		}
+	}
+
 	private static boolean listening(JdbcLockProvider provider) throws SQLException {
 		try (Connection connection = database.dataSource().getConnection();
 				PreparedStatement statement = connection.prepareStatement("SELECT COUNT(*) FROM pg_stat_activity "
