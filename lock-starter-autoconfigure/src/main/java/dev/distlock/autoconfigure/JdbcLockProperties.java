@@ -2,8 +2,6 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
-import dev.distlock.jdbc.JdbcLockProvider;
-import dev.distlock.jdbc.JdbcLockSchema;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -28,13 +26,13 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	/**
 	 * Name of the lock table, optionally qualified by a schema.
 	 */
-	private String tableName = JdbcLockSchema.DEFAULT_TABLE_NAME;
+	private String tableName = "distlock_lock";
 
 	/**
 	 * How long a FAIR waiter keeps its place in the queue without trying again. Should exceed
 	 * distlock.wait.max-backoff and distlock.wait.fallback-poll.
 	 */
-	private Duration fairWaiterTimeout = JdbcLockProvider.DEFAULT_FAIR_WAITER_TIMEOUT;
+	private Duration fairWaiterTimeout = Duration.ofSeconds(5);
 
 	/**
 	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY, over one extra connection per application.

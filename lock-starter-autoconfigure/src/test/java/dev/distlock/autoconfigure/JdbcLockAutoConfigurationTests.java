@@ -59,6 +59,14 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void worksWithoutThePostgresDriver() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.postgresql")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			context.getBean(LockTemplate.class).acquire(LockRequest.of("k")).release();
+		});
+	}
+
+	@Test
 	void customTableNameIsCreatedAndUsed() {
 		this.contextRunner.withPropertyValues("distlock.jdbc.table-name=app_locks").run((context) -> {
 			assertThat(context).hasNotFailed();
