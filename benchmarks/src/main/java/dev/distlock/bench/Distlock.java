@@ -56,7 +56,9 @@ final class Distlock implements Subject {
 				throw new IllegalStateException("@DistributedLock is not available in this build", ex);
 			}
 		}
-		this.context = BootContexts.start(all, BootContexts::isLock4j, sources);
+		boolean database = properties.containsKey("spring.datasource.url");
+		this.context = BootContexts.start(all,
+				(name) -> BootContexts.isLock4j(name) || (!database && BootContexts.isJdbc(name)), sources);
 		this.template = this.context.getBean(LockTemplate.class);
 		this.work = annotated ? (LockedCall) this.context.getBean(sources[sources.length - 1]) : new Work();
 		this.annotated = annotated;

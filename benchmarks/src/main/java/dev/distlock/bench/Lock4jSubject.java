@@ -24,7 +24,7 @@ final class Lock4jSubject implements Subject {
 
 	Lock4jSubject(BenchConfig config) {
 		this.context = BootContexts.start(Map.of("spring.data.redis.host", config.redisHost(),
-				"spring.data.redis.port", config.redisPort()), BootContexts::isDistlock, App.class);
+				"spring.data.redis.port", config.redisPort()), (name) -> BootContexts.isDistlock(name) || BootContexts.isJdbc(name), App.class);
 		this.template = this.context.getBean(LockTemplate.class);
 		this.config = config;
 	}

@@ -1,6 +1,7 @@
 package dev.distlock.bench;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,7 @@ public final class Subjects {
 			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
 			case "lock4j" -> new Lock4jSubject(config);
 			case "curator-mutex" -> new CuratorMutex(config);
+			case "distlock-jdbc-postgres" -> distlockJdbc(config);
 			case "si-jdbc-postgres" -> new SpringIntegrationJdbc(config);
 			case "distlock-local-annotation" -> new Distlock(config, "local", Map.of(), true, (runId) -> () -> {
 			});
@@ -72,6 +74,19 @@ public final class Subjects {
 		return new Distlock(config, "redis",
 				Map.of("spring.data.redis.host", config.redisHost(), "spring.data.redis.port", config.redisPort()),
 				annotated, redisCleanup(config));
+	}
+
+	private static Subject distlockJdbc(BenchConfig config) throws Exception {
+		Map<String, Object> properties = new HashMap<>();
+		properties.put("spring.datasource.url", config.pgUrl());
+		properties.put("spring.datasource.username", config.pgUser());
+		properties.put("spring.datasource.password", config.pgPassword());
+		properties.put("spring.datasource.hikari.maximum-pool-size", 10);
+		properties.put("distlock.jdbc.table-name", DistlockJdbcTable.NAME);
+		properties.put("distlock.jdbc.initialize-schema", "always");
+		// the two processes of a handoff may both create the table; one of them loses that race harmlessly
+		properties.put("distlock.jdbc.continue-on-error", true);
+		return new Distlock(config, "jdbc", properties, false, (runId) -> () -> DistlockJdbcTable.delete(config, runId));
 	}
 
 	private static Function<String, AutoCloseable> redisCleanup(BenchConfig config) {
