@@ -10,6 +10,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.DefaultClientResources;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -22,10 +23,19 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 final class RedisTestConnections {
 
+	/** Event loops shared by every test connection factory for the life of the test JVM. */
+	private static final ClientResources RESOURCES = DefaultClientResources.builder()
+		.reconnectDelay(Delay.constant(Duration.ofMillis(200)))
+		.build();
+
 	private RedisTestConnections() {
 	}
 
 	static LettuceConnectionFactory standalone(URI uri, Duration commandTimeout) {
+		return standalone(uri, commandTimeout, null);
+	}
+
+	static LettuceConnectionFactory standalone(URI uri, Duration commandTimeout, @Nullable String clientName) {
 		RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(
 				(uri.getHost() != null) ? uri.getHost() : "127.0.0.1", (uri.getPort() > 0) ? uri.getPort() : 6379);
 		if (uri.getUserInfo() != null) {
@@ -40,12 +50,14 @@ final class RedisTestConnections {
 				server.setPassword(credentials[0]);
 			}
 		}
-		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
 			.commandTimeout(commandTimeout)
 			.clientOptions(ClientOptions.builder().socketOptions(socketOptions(commandTimeout)).build())
-			.clientResources(resources())
-			.build();
-		return start(new LettuceConnectionFactory(server, client));
+			.clientResources(resources());
+		if (clientName != null) {
+			client.clientName(clientName);
+		}
+		return start(new LettuceConnectionFactory(server, client.build()));
 	}
 
 	static LettuceConnectionFactory cluster(List<String> nodes, Duration commandTimeout) {
@@ -62,7 +74,7 @@ final class RedisTestConnections {
 	}
 
 	private static ClientResources resources() {
-		return DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(200))).build();
+		return RESOURCES;
 	}
 
 	private static LettuceConnectionFactory start(LettuceConnectionFactory factory) {
