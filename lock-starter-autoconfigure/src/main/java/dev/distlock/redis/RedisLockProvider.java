@@ -66,9 +66,9 @@ public final class RedisLockProvider implements LockProvider {
 
 	private final ReleaseChannels channels;
 
-	private volatile String waiterTimeout = millis(DEFAULT_WAITER_TIMEOUT);
+	private volatile Duration waiterTimeout = DEFAULT_WAITER_TIMEOUT;
 
-	private volatile long fenceRetention = DEFAULT_FENCE_RETENTION.toMillis();
+	private volatile Duration fenceRetention = DEFAULT_FENCE_RETENTION;
 
 	private volatile boolean writerPreference = true;
 
@@ -90,7 +90,15 @@ public final class RedisLockProvider implements LockProvider {
 	 */
 	public void setWaiterTimeout(Duration waiterTimeout) {
 		Assert.isTrue(waiterTimeout.toMillis() > 0, "Waiter timeout must be at least 1 ms");
-		this.waiterTimeout = millis(waiterTimeout);
+		this.waiterTimeout = waiterTimeout;
+	}
+
+	/**
+	 * How long a FAIR waiter's queue place, or a waiting writer's hold on new readers, outlives its last attempt.
+	 * @return the waiter timeout
+	 */
+	public Duration getWaiterTimeout() {
+		return this.waiterTimeout;
 	}
 
 	/**
@@ -100,7 +108,15 @@ public final class RedisLockProvider implements LockProvider {
 	 */
 	public void setFenceRetention(Duration fenceRetention) {
 		Assert.isTrue(fenceRetention.toMillis() > 0, "Fence retention must be at least 1 ms");
-		this.fenceRetention = Long.parseLong(millis(fenceRetention));
+		this.fenceRetention = fenceRetention;
+	}
+
+	/**
+	 * How long the fencing counter of a key is kept after its last grant.
+	 * @return the fence retention
+	 */
+	public Duration getFenceRetention() {
+		return this.fenceRetention;
 	}
 
 	/**
@@ -110,6 +126,14 @@ public final class RedisLockProvider implements LockProvider {
 	 */
 	public void setWriterPreference(boolean writerPreference) {
 		this.writerPreference = writerPreference;
+	}
+
+	/**
+	 * Whether writers waiting for readers to leave hold back new readers.
+	 * @return whether waiting writers go first
+	 */
+	public boolean isWriterPreference() {
+		return this.writerPreference;
 	}
 
 	@Override
@@ -126,19 +150,21 @@ public final class RedisLockProvider implements LockProvider {
 	public Acquisition tryAcquire(LockAttempt attempt) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
 		String owner = attempt.owner();
-		String lease = millis(attempt.lease());
-		String retention = Long.toString(Math.max(this.fenceRetention, Long.parseLong(lease)));
+		long leaseMillis = millis(attempt.lease());
+		String lease = Long.toString(leaseMillis);
+		String retention = Long.toString(Math.max(millis(this.fenceRetention), leaseMillis));
+		String waiterTimeout = Long.toString(millis(this.waiterTimeout));
 		long result = switch (attempt.type()) {
 			case MUTEX -> run(RedisLockScripts.ACQUIRE_MUTEX, List.of(keys.holder(), keys.fence()), owner, lease,
 					retention);
 			case FAIR -> run(RedisLockScripts.ACQUIRE_FAIR,
 					List.of(keys.holder(), keys.queue(), keys.waiters(), keys.fence()), owner, lease, retention,
-					this.waiterTimeout);
+					waiterTimeout);
 			case READ -> run(RedisLockScripts.ACQUIRE_READ,
 					List.of(keys.holder(), keys.members(), keys.waiters(), keys.fence()), owner, lease, retention);
 			case WRITE -> run(RedisLockScripts.ACQUIRE_WRITE,
 					List.of(keys.holder(), keys.members(), keys.waiters(), keys.fence()), owner, lease, retention,
-					this.writerPreference ? this.waiterTimeout : "0");
+					this.writerPreference ? waiterTimeout : "0");
 			case SEMAPHORE -> run(RedisLockScripts.ACQUIRE_SEMAPHORE, List.of(keys.members(), keys.fence()), owner,
 					lease, retention, Integer.toString(permits(attempt)));
 		};
@@ -158,9 +184,9 @@ public final class RedisLockProvider implements LockProvider {
 		RedisHeldLock held = (RedisHeldLock) lock;
 		RedisLockKeys keys = held.keys();
 		String owner = held.attempt().owner();
-		long renewed = keys.heldAsMember()
-				? run(RedisLockScripts.RENEW_MEMBER, List.of(keys.members()), owner, millis(lease))
-				: run(RedisLockScripts.RENEW_HOLDER, List.of(keys.holder()), owner, millis(lease));
+		String ms = Long.toString(millis(lease));
+		long renewed = keys.heldAsMember() ? run(RedisLockScripts.RENEW_MEMBER, List.of(keys.members()), owner, ms)
+				: run(RedisLockScripts.RENEW_HOLDER, List.of(keys.holder()), owner, ms);
 		return renewed == 1;
 	}
 
@@ -225,7 +251,7 @@ public final class RedisLockProvider implements LockProvider {
 		return attempt.permits();
 	}
 
-	private static String millis(Duration duration) {
+	private static long millis(Duration duration) {
 		long millis;
 		try {
 			millis = duration.toMillis();
@@ -233,7 +259,7 @@ public final class RedisLockProvider implements LockProvider {
 		catch (ArithmeticException ex) {
 			millis = MAX_MILLIS;
 		}
-		return Long.toString(Math.max(1, Math.min(millis, MAX_MILLIS)));
+		return Math.max(1, Math.min(millis, MAX_MILLIS));
 	}
 
 	private record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
