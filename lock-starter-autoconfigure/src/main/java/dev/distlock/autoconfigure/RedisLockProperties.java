@@ -2,13 +2,12 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
-import dev.distlock.redis.RedisLockProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of the {@code redis} backend, under {@code distlock.redis.*}. The connection itself is Spring Boot's
+ * Configuration of the {@code redis} backend ({@link dev.distlock.redis.RedisLockProvider}), under {@code distlock.redis.*}. The connection itself is Spring Boot's
  * ({@code spring.data.redis.*}).
  *
  * @since 0.1.0
@@ -27,7 +26,7 @@ public class RedisLockProperties {
 	 * waiter that died blocks the others at most this long. Must be at least twice distlock.wait.fallback-poll and
 	 * distlock.wait.max-backoff, since waiters renew their place when they try again.
 	 */
-	private Duration waiterTimeout = RedisLockProvider.DEFAULT_WAITER_TIMEOUT;
+	private Duration waiterTimeout = Duration.ofSeconds(5);
 
 	/**
 	 * Whether writers waiting for readers to leave hold back new readers, so that a steady stream of readers cannot
@@ -39,7 +38,7 @@ public class RedisLockProperties {
 	 * How long the fencing counter of a key is kept after its last acquisition. Tokens keep increasing after it
 	 * expires unless the Redis server's clock stepped back by more than this.
 	 */
-	private Duration fenceRetention = RedisLockProvider.DEFAULT_FENCE_RETENTION;
+	private Duration fenceRetention = Duration.ofDays(1);
 
 	public @Nullable Boolean getEnabled() {
 		return this.enabled;
