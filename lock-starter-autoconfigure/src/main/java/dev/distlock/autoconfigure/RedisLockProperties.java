@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of the {@code redis} backend ({@link dev.distlock.redis.RedisLockProvider}), under {@code distlock.redis.*}. The connection itself is Spring Boot's
- * ({@code spring.data.redis.*}).
+ * Configuration of the {@code redis} backend ({@link dev.distlock.redis.RedisLockProvider}), under
+ * {@code distlock.redis.*}. The connection itself is Spring Boot's ({@code spring.data.redis.*}).
  *
  * @since 0.1.0
  */

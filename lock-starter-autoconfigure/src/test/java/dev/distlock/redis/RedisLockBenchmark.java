@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -59,11 +60,13 @@ public final class RedisLockBenchmark {
 			};
 			measure(twoRoundTrips, 1, Duration.ofSeconds(2));
 			double[] ceiling = new double[3];
+			double[] ceilingCpu = new double[3];
 			for (int run = 0; run < 3; run++) {
 				ceiling[run] = measure(twoRoundTrips, 1, runTime);
+				ceilingCpu[run] = lastCpuMicrosPerPair;
 			}
-			System.out.printf("1 thread, two plain round trips (EXISTS, EXISTS): %.0f pairs/s (runs %s)%n",
-					median(ceiling), rounded(ceiling));
+			System.out.printf("1 thread, two plain round trips (EXISTS, EXISTS): %.0f pairs/s (runs %s), "
+					+ "client CPU %.0f us/pair%n", median(ceiling), rounded(ceiling), median(ceilingCpu));
 			for (int threads : new int[] { 1, 8 }) {
 				String distlockKey = prefix + "distlock-" + threads;
 				RLock rlock = redisson.getLock(prefix + "redisson-" + threads);
@@ -80,13 +83,17 @@ public final class RedisLockBenchmark {
 				measure(raw, threads, Duration.ofSeconds(2));
 				double[] ours = new double[3];
 				double[] theirs = new double[3];
+				double[] ourCpu = new double[3];
+				double[] theirCpu = new double[3];
 				for (int run = 0; run < 3; run++) {
 					ours[run] = measure(distlock, threads, runTime);
+					ourCpu[run] = lastCpuMicrosPerPair;
 					theirs[run] = measure(raw, threads, runTime);
+					theirCpu[run] = lastCpuMicrosPerPair;
 				}
-				System.out.printf("%d thread(s), 1 key: distlock redis %.0f pairs/s (runs %s), Redisson RLock %.0f "
-						+ "pairs/s (runs %s)%n", threads, median(ours), rounded(ours), median(theirs),
-						rounded(theirs));
+				System.out.printf("%d thread(s), 1 key: distlock redis %.0f pairs/s (runs %s, client CPU %.0f us/pair),"
+						+ " Redisson RLock %.0f pairs/s (runs %s, client CPU %.0f us/pair)%n", threads, median(ours),
+						rounded(ours), median(ourCpu), median(theirs), rounded(theirs), median(theirCpu));
 			}
 		}
 		finally {
@@ -97,7 +104,13 @@ public final class RedisLockBenchmark {
 		}
 	}
 
+	/** Client CPU time per pair of the last {@link #measure} run, in microseconds. */
+	private static double lastCpuMicrosPerPair;
+
 	private static double measure(Pair pair, int threads, Duration runTime) throws InterruptedException {
+		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+			.getOperatingSystemMXBean();
+		long cpuStart = os.getProcessCpuTime();
 		LongAdder pairs = new LongAdder();
 		CountDownLatch start = new CountDownLatch(1);
 		long end = System.nanoTime() + runTime.toNanos();
@@ -129,7 +142,9 @@ public final class RedisLockBenchmark {
 		if (!failures.isEmpty()) {
 			throw new IllegalStateException("Benchmark worker failed", failures.get(0));
 		}
-		return pairs.sum() / ((System.nanoTime() - begin) / 1e9);
+		double seconds = (System.nanoTime() - begin) / 1e9;
+		lastCpuMicrosPerPair = (os.getProcessCpuTime() - cpuStart) / 1e3 / Math.max(1, pairs.sum());
+		return pairs.sum() / seconds;
 	}
 
 	private static double median(double[] values) {
