@@ -51,6 +51,8 @@ public final class RedisLockBenchmark {
 		config.useSingleServer().setAddress(uri);
 		RedissonClient redisson = Redisson.create(config);
 		String prefix = "bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+		System.out.println("cores: " + Runtime.getRuntime().availableProcessors() + ", load average: "
+				+ ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		try {
 			// the ceiling of any lock that costs two round trips per pair, in the same conditions
@@ -58,7 +60,7 @@ public final class RedisLockBenchmark {
 				redis.hasKey(prefix + "ceiling");
 				redis.hasKey(prefix + "ceiling");
 			};
-			measure(twoRoundTrips, 1, Duration.ofSeconds(2));
+			measure(twoRoundTrips, 1, Duration.ofSeconds(3));
 			double[] ceiling = new double[3];
 			double[] ceilingCpu = new double[3];
 			for (int run = 0; run < 3; run++) {
@@ -79,8 +81,8 @@ public final class RedisLockBenchmark {
 					rlock.lock();
 					rlock.unlock();
 				};
-				measure(distlock, threads, Duration.ofSeconds(2));
-				measure(raw, threads, Duration.ofSeconds(2));
+				measure(distlock, threads, Duration.ofSeconds(3));
+				measure(raw, threads, Duration.ofSeconds(3));
 				double[] ours = new double[3];
 				double[] theirs = new double[3];
 				double[] ourCpu = new double[3];
@@ -97,6 +99,7 @@ public final class RedisLockBenchmark {
 			}
 		}
 		finally {
+			System.out.println("load average: " + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
 			redisson.shutdown();
 			template.close();
 			provider.close();
