@@ -332,7 +332,10 @@ public class LockTemplate implements AutoCloseable {
 				releaseGate.exit();
 			}
 		};
-		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, sent, cleanup);
+		// the backend's lease began with the request that granted it, not with the wait before it
+		long leaseStart = waiter.leaseStartNanos(sent);
+		ManagedLease lease = new ManagedLease(this, provider, attempt, held, request.key(), watchdog, leaseStart,
+				cleanup);
 		self[0] = lease;
 		this.active.add(lease);
 		if (registered != null) {

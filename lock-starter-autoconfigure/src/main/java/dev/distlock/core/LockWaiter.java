@@ -27,6 +27,10 @@ public final class LockWaiter {
 
 	private final LockSettings settings;
 
+	private volatile long attemptNanos;
+
+	private volatile boolean attempted;
+
 	LockWaiter(Duration wait, LockSettings settings) {
 		this.tryOnce = wait.isZero();
 		this.deadlineNanos = System.nanoTime() + saturatedNanos(wait);
@@ -67,6 +71,27 @@ public final class LockWaiter {
 	}
 
 	/**
+	 * Records that a request that may grant the lock is about to be sent. The core counts the lease of the granted
+	 * lock from the last such moment (the backend started its lease no earlier), not from when waiting began, so a
+	 * lock granted after a long wait keeps its whole lease. The core's wait loop calls this before every
+	 * {@link LockProvider#tryAcquire}; backends that own their waiting call it before each request that may grant the
+	 * lock. Without a call the lease counts from the start of the acquisition.
+	 */
+	public void attemptSending() {
+		this.attemptNanos = System.nanoTime();
+		this.attempted = true;
+	}
+
+	/**
+	 * When the last request that may have granted the lock was sent.
+	 * @param fallback the nano time to use when no attempt was recorded
+	 * @return the nano time the lease of a granted lock counts from
+	 */
+	long leaseStartNanos(long fallback) {
+		return (this.attempted && this.attemptNanos - fallback > 0) ? this.attemptNanos : fallback;
+	}
+
+	/**
 	 * Runs the wait loop for a thin backend.
 	 * @param provider the backend
 	 * @param attempt what to acquire
@@ -75,6 +100,7 @@ public final class LockWaiter {
 	 * @throws Exception if the backend failed
 	 */
 	public @Nullable HeldLock await(LockProvider provider, LockAttempt attempt) throws Exception {
+		attemptSending();
 		Acquisition outcome = provider.tryAcquire(attempt);
 		if (outcome.isAcquired()) {
 			return outcome.lock();
@@ -88,6 +114,7 @@ public final class LockWaiter {
 			long backoff = this.settings.minBackoff().toNanos();
 			long cap = notified ? this.settings.fallbackPoll().toNanos() : this.settings.maxBackoff().toNanos();
 			while (true) {
+				attemptSending();
 				outcome = provider.tryAcquire(attempt);
 				if (outcome.isAcquired()) {
 					return outcome.lock();
