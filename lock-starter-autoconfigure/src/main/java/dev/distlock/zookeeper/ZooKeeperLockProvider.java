@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -73,6 +74,11 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
+	/** How often a release waiting for its delete checks the connection. */
+	private static final long DELETE_POLL_MILLIS = 20;
+
+	private final long recheckNanos;
+
 	private static final Log logger = LogFactory.getLog(ZooKeeperLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -108,7 +114,12 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	 * @throws dev.distlock.core.LockConfigurationException if the base path is invalid
 	 */
 	public ZooKeeperLockProvider(CuratorFramework client, String basePath) {
+		this(client, basePath, RECHECK);
+	}
+
+	ZooKeeperLockProvider(CuratorFramework client, String basePath, Duration recheck) {
 		this.client = client;
+		this.recheckNanos = recheck.toNanos();
 		this.paths = new LockNodePaths(basePath);
 		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, "distlock-zookeeper-" + instances.incrementAndGet());
@@ -248,7 +259,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 				if (remaining <= 0) {
 					return null;
 				}
-				wakeup.await(Math.min(remaining, RECHECK.toNanos()));
+				wakeup.await(Math.min(remaining, this.recheckNanos));
 			}
 		}
 		finally {
@@ -327,22 +338,35 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	}
 
 	/**
-	 * Deletes a node of ours. Curator's guaranteed delete keeps retrying in the background after a connection loss
-	 * until the node is gone, so a release while disconnected never leaves a node that blocks the queue.
+	 * Deletes a node of ours and waits for the reply while connected, at most the connection timeout, so that the
+	 * lock is free when a release returns. Curator's guaranteed delete keeps retrying in the background after a
+	 * connection loss until the node is gone, so a release while disconnected returns at once and still never leaves
+	 * a node that blocks the queue.
 	 */
 	private void delete(String path) {
+		CountDownLatch done = new CountDownLatch(1);
 		try {
-			if (Thread.currentThread().isInterrupted() || !this.client.getZookeeperClient().isConnected()) {
-				this.client.delete().quietly().guaranteed().inBackground().forPath(path);
-			}
-			else {
-				this.client.delete().quietly().guaranteed().forPath(path);
-			}
+			this.client.delete().quietly().guaranteed().inBackground((client, event) -> done.countDown()).forPath(path);
 		}
 		catch (Exception ex) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Deleting lock node " + path + " failed; Curator retries it in the background", ex);
+			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
+			return;
+		}
+		if (Thread.currentThread().isInterrupted()) {
+			return;
+		}
+		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(zookeeper.getConnectionTimeoutMs());
+		try {
+			while (!done.await(DELETE_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+				if (!zookeeper.isConnected() || System.nanoTime() - deadline > 0) {
+					logger.debug("Lock node " + path + " is deleted in the background once ZooKeeper is reachable");
+					return;
+				}
 			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
