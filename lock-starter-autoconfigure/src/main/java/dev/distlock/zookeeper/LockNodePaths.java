@@ -44,7 +44,7 @@ public final class LockNodePaths {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new LockConfigurationException("distlock.zookeeper.base-path '" + basePath
-					+ "' is not a valid ZooKeeper path: " + ex.getMessage(), ex);
+					+ "' is not a valid ZooKeeper path: " + ex.getMessage());
 		}
 		if ("/".equals(basePath) || basePath.equals("/zookeeper") || basePath.startsWith("/zookeeper/")) {
 			throw new LockConfigurationException("distlock.zookeeper.base-path must not be the root or under "
