@@ -129,14 +129,17 @@ class ZooKeeperLockProviderTests {
 		for (int i = 0; i < 4; i++) {
 			processes.add(process(noRecheck, Duration.ofSeconds(30)));
 		}
+		// fixed leases: no renewal touches a node, so only the queue's own signals can wake a waiter
 		LockRequest twoPermits = LockRequest.builder("sem").type(LockType.SEMAPHORE).permits(2)
-			.waitTime(Duration.ofSeconds(60)).build();
+			.lease(Duration.ofMinutes(2)).waitTime(Duration.ofSeconds(60)).build();
 		Lease first = processes.get(0).acquire(twoPermits);
 		Lease second = processes.get(1).acquire(twoPermits);
 		Future<Lease> third = this.executor.submit(() -> processes.get(2).acquire(twoPermits));
 		awaitNodes(3);
 		Future<Lease> fourth = this.executor.submit(() -> processes.get(3).acquire(twoPermits));
 		awaitNodes(4);
+		// let the fourth settle into watching the third before the queue moves
+		Thread.sleep(1000);
 		second.release();
 		Lease thirdLease = third.get(20, TimeUnit.SECONDS);
 		// the fourth now waits for the first or the third, though it was queued behind the third
