@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Acquisition;
@@ -58,9 +58,10 @@ import org.jspecify.annotations.Nullable;
  * a {@code setData} of the node (a write, ordered through the leader), which fails if the node is gone; the node's
  * data is the owner token, the lease and the full key, for operators.
  * <p>
- * <b>Sessions</b>: SUSPENDED puts every lease in doubt: it is logged, and if the connection has not come back within
- * a quarter of the negotiated session timeout (before the server can have expired the session), the leases are
- * reported lost. LOST (session expired) reports them lost at once. Either way the nodes are deleted with Curator's
+ * <b>Sessions</b>: SUSPENDED puts every lease in doubt: it is logged, and if the connection is not back while the
+ * servers certainly still keep the session (a session timeout after the last request they answered, at least a third
+ * of it after the loss), the leases are reported lost; a leader election, which keeps the session, usually ends well
+ * within that. LOST (session expired) reports them lost at once. Either way the nodes are deleted with Curator's
  * guaranteed delete, which retries after reconnecting, as are nodes released while disconnected; nodes are created
  * with Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
  *
@@ -74,8 +75,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
-	/** How often a release waiting for its delete checks the connection. */
-	private static final long DELETE_POLL_MILLIS = 20;
+	/** Interval of the sweep that acts on expired leases. */
+	static final long SWEEP_MILLIS = 50;
 
 	private final long recheckNanos;
 
@@ -96,6 +97,11 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	private final NodeWatcher watcher = new NodeWatcher();
 
 	private final ConnectionStateListener stateListener = (client, state) -> stateChanged(state);
+
+	private final AtomicBoolean sweeping = new AtomicBoolean();
+
+	/** Send time of the last request the servers answered; far in the past until there is one. */
+	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
 
 	private volatile @Nullable ScheduledFuture<?> doubt;
 
@@ -184,12 +190,14 @@ public final class ZooKeeperLockProvider implements LockProvider {
 			while (true) {
 				if (own == null) {
 					Stat stat = new Stat();
+					long createSent = System.nanoTime();
 					own = this.client.create()
 						.storingStatIn(stat)
 						.creatingParentContainersIfNeeded()
 						.withProtection()
 						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
 						.forPath(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data);
+					confirmed(createSent);
 					token = stat.getCzxid();
 					if (token == 0) {
 						// found again by its protection id after a lost reply: the stat was not filled in
@@ -204,6 +212,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 					}
 					checkSent = System.nanoTime();
 					children = this.client.getChildren().forPath(lockPath);
+					confirmed(checkSent);
 				}
 				LockQueue.Position position = (token != 0) ? LockQueue.position(children,
 						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
@@ -217,10 +226,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
 						own = null;
 						continue;
 					}
-					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token, checkSent, this.scheduler,
-							this::expired);
+					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token, checkSent);
 					this.held.put(own, lock);
-					lock.startExpiry();
+					startSweeping();
 					granted = true;
 					return lock;
 				}
@@ -244,13 +252,13 @@ public final class ZooKeeperLockProvider implements LockProvider {
 				}
 				if (position.confirm()) {
 					// the watched node's grant, not only its deletion, moves us: re-read in case it came first
+					waiter.attemptSending();
+					long sent = System.nanoTime();
 					List<String> again = this.client.getChildren().forPath(lockPath);
+					confirmed(sent);
 					if (!position.equals(LockQueue.position(again, ZKPaths.getNodeFromPath(own), attempt.type(),
 							attempt.permits()))) {
-						if (waiter != null) {
-							waiter.attemptSending();
-						}
-						checkSent = System.nanoTime();
+						checkSent = sent;
 						children = again;
 						continue;
 					}
@@ -267,6 +275,17 @@ public final class ZooKeeperLockProvider implements LockProvider {
 			if (!granted && own != null) {
 				delete(own);
 			}
+		}
+	}
+
+	/**
+	 * Records that the servers answered a request sent at the given time, so they heard from the session then.
+	 * @param sentNanos when the request was sent
+	 */
+	private void confirmed(long sentNanos) {
+		// a lost race keeps an older time, which only makes the doubt window end earlier
+		if (sentNanos - this.lastConfirmedNanos > 0) {
+			this.lastConfirmedNanos = sentNanos;
 		}
 	}
 
@@ -310,6 +329,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		long sent = System.nanoTime();
 		try {
 			this.client.setData().forPath(zkLock.path(), data(zkLock.attempt(), lease));
+			confirmed(sent);
 		}
 		catch (KeeperException.NoNodeException ex) {
 			if (zkLock.finish()) {
@@ -338,36 +358,34 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	}
 
 	/**
-	 * Deletes a node of ours and waits for the reply while connected, at most the connection timeout, so that the
-	 * lock is free when a release returns. Curator's guaranteed delete keeps retrying in the background after a
-	 * connection loss until the node is gone, so a release while disconnected returns at once and still never leaves
-	 * a node that blocks the queue.
+	 * Deletes a node of ours. While connected the delete is one direct call, so the lock is free when a release
+	 * returns; it bypasses Curator's retry loop, which would block a release for as long as the connection stays down.
+	 * If that call fails, or the client is disconnected or the thread interrupted, Curator's guaranteed delete takes
+	 * over: it keeps retrying in the background, also after a reconnect, until the node is gone, so a release while
+	 * disconnected returns at once and still never leaves a node that blocks the queue.
 	 */
 	private void delete(String path) {
-		CountDownLatch done = new CountDownLatch(1);
-		try {
-			this.client.delete().quietly().guaranteed().inBackground((client, event) -> done.countDown()).forPath(path);
-		}
-		catch (Exception ex) {
-			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
-			return;
-		}
-		if (Thread.currentThread().isInterrupted()) {
-			return;
-		}
 		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
-		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(zookeeper.getConnectionTimeoutMs());
-		try {
-			while (!done.await(DELETE_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
-				if (!zookeeper.isConnected() || System.nanoTime() - deadline > 0) {
-					logger.debug("Lock node " + path + " is deleted in the background once ZooKeeper is reachable");
-					return;
+		if (zookeeper.isConnected() && !Thread.currentThread().isInterrupted()) {
+			try {
+				long sent = System.nanoTime();
+				zookeeper.getZooKeeper().delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1);
+				confirmed(sent);
+				return;
+			}
+			catch (KeeperException.NoNodeException ex) {
+				return;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (Exception ex) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Deleting lock node " + path + " failed; retrying in the background", ex);
 				}
 			}
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		deleteInBackground(path);
 	}
 
 	private void deleteInBackground(String path) {
@@ -379,11 +397,33 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		}
 	}
 
-	private void expired(ZooKeeperHeldLock lock) {
-		this.held.remove(lock.path(), lock);
-		// the holder learns first; only then may another client get the lock
-		lock.attempt().reportLost("its lease of " + lock.lease() + " ran out before it was renewed or released");
-		deleteInBackground(lock.path());
+	private void startSweeping() {
+		if (!this.sweeping.get() && this.sweeping.compareAndSet(false, true)) {
+			try {
+				this.scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// closed: held nodes now live as long as the session
+			}
+		}
+	}
+
+	/**
+	 * Ends the holds whose lease ran out. One periodic sweep rather than a timer per lock keeps acquire and release
+	 * free of scheduling; it acts on an expired lease at most {@value #SWEEP_MILLIS} ms late, which only delays the
+	 * next holder (the holder's own lease object expires on time).
+	 */
+	private void sweep() {
+		long now = System.nanoTime();
+		for (ZooKeeperHeldLock lock : this.held.values()) {
+			if (lock.expireIfDue(now)) {
+				this.held.remove(lock.path(), lock);
+				// the holder learns first; only then may another client get the lock
+				lock.attempt()
+					.reportLost("its lease of " + lock.lease() + " ran out before it was renewed or released");
+				deleteInBackground(lock.path());
+			}
+		}
 	}
 
 	private void loseAll(String reason) {
@@ -418,30 +458,38 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		}
 	}
 
+	/**
+	 * Puts the held leases in doubt: they stay valid only while the servers cannot have expired the session yet. The
+	 * servers expire it a session timeout after they last heard from it, which was no earlier than the last request
+	 * they answered, and, because a client notices a silent connection after two thirds of the timeout, no earlier
+	 * than two thirds of it before now. A leader election, which keeps the session, usually ends well within that.
+	 */
 	private void suspended() {
-		int sessionTimeout = this.client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
-		if (sessionTimeout <= 0) {
-			sessionTimeout = this.client.getZookeeperClient().getConnectionTimeoutMs();
-		}
-		// a client notices a dead connection at the latest two thirds of the session timeout after it last heard
-		// from the server, which expires the session a whole timeout after that: a quarter is still on the safe side
-		long grace = sessionTimeout / 4;
+		long now = System.nanoTime();
+		long timeout = TimeUnit.MILLISECONDS.toNanos(sessionTimeoutMillis());
+		long safeUntil = Math.max(this.lastConfirmedNanos + timeout, now + timeout / 3) - timeout / 20;
+		long grace = Math.max(0, safeUntil - now);
 		if (!this.held.isEmpty()) {
 			logger.warn("Connection to ZooKeeper suspended: " + this.held.size() + " held lock(s) in doubt; they are "
-					+ "reported lost unless it comes back within " + grace + " ms");
+					+ "reported lost unless it comes back within " + TimeUnit.NANOSECONDS.toMillis(grace) + " ms");
 		}
 		try {
 			cancelDoubt();
 			this.doubt = this.scheduler.schedule(() -> {
 				if (!this.client.getZookeeperClient().isConnected()) {
-					loseAll("the connection to ZooKeeper was suspended for over " + grace
-							+ " ms; the session may expire on the server");
+					loseAll("the connection to ZooKeeper was lost for " + TimeUnit.NANOSECONDS.toMillis(grace)
+							+ " ms, long enough for the servers to expire the session");
 				}
-			}, grace, TimeUnit.MILLISECONDS);
+			}, grace, TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// closed
 		}
+	}
+
+	private int sessionTimeoutMillis() {
+		int negotiated = this.client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+		return (negotiated > 0) ? negotiated : this.client.getZookeeperClient().getConnectionTimeoutMs();
 	}
 
 	private boolean cancelDoubt() {

@@ -10,6 +10,7 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.local.LocalLockProvider;
 import dev.distlock.zookeeper.ZooKeeperLockProvider;
+import dev.distlock.zookeeper.ZooKeeperTestSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -39,7 +40,7 @@ class ZooKeeperLockAutoConfigurationTests {
 
 	@BeforeAll
 	static void startServer() throws Exception {
-		server = new TestingServer(true);
+		server = ZooKeeperTestSupport.server();
 	}
 
 	@AfterAll

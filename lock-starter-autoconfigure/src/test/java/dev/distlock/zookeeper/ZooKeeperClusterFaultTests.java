@@ -54,7 +54,7 @@ class ZooKeeperClusterFaultTests {
 
 	@BeforeEach
 	void startCluster() throws Exception {
-		this.cluster = new TestingCluster(3);
+		this.cluster = ZooKeeperTestSupport.cluster(3);
 		this.cluster.start();
 	}
 

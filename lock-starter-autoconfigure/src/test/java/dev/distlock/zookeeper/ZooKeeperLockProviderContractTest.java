@@ -32,7 +32,7 @@ class ZooKeeperLockProviderContractTest extends AbstractLockProviderContractTest
 
 	@BeforeAll
 	static void startServer() throws Exception {
-		server = new TestingServer(true);
+		server = ZooKeeperTestSupport.server();
 		admin = ZooKeeperTestSupport.client(server.getConnectString());
 	}
 

@@ -51,7 +51,7 @@ class ZooKeeperLockProviderTests {
 
 	@BeforeAll
 	static void startServer() throws Exception {
-		server = new TestingServer(true);
+		server = ZooKeeperTestSupport.server();
 		admin = ZooKeeperTestSupport.client(server.getConnectString());
 	}
 

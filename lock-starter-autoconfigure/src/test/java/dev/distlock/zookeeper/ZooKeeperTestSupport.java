@@ -7,20 +7,45 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 
 /**
  * Clients and tree inspection for the ZooKeeper tests.
  */
-final class ZooKeeperTestSupport {
+public final class ZooKeeperTestSupport {
+
+	static {
+		// the in-process servers stand in for an ensemble; an fsync per write on a disk shared with other builds
+		// only adds seconds of random latency that the timing checks of the contract would mistake for bugs
+		System.setProperty("zookeeper.forceSync", "no");
+	}
 
 	private ZooKeeperTestSupport() {
 	}
 
 	/**
+	 * A started in-process server on a free port.
+	 * @return the server
+	 */
+	public static TestingServer server() throws Exception {
+		return new TestingServer(true);
+	}
+
+	/**
+	 * An ensemble of in-process servers, not started.
+	 * @param size the number of servers
+	 * @return the ensemble
+	 */
+	static TestingCluster cluster(int size) {
+		return new TestingCluster(size);
+	}
+
+	/**
 	 * A started client with short timeouts, connected.
 	 */
-	static CuratorFramework client(String connectString) throws InterruptedException {
+	public static CuratorFramework client(String connectString) throws InterruptedException {
 		return client(connectString, 10_000);
 	}
 

@@ -29,7 +29,7 @@ class ZooKeeperThroughputTests {
 
 	@Test
 	void printsPairsPerSecondOfDistlockAndOfRawCurator() throws Exception {
-		try (TestingServer server = new TestingServer(true);
+		try (TestingServer server = ZooKeeperTestSupport.server();
 				CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString())) {
 			ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client);
 			try (LockTemplate template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
