@@ -52,8 +52,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock frees at session expiry.
  * ZooKeeper has no expiring node a client could renew, so the lease is enforced by the holder: when a lease passes
- * without renewal (this process's monotonic clock, from when the granting request was sent), the provider reports
- * the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The holder therefore always learns
+ * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's sweep
+ * reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The holder therefore always learns
  * of the end of its lease before anyone else can take the lock, and no client ever deletes another's node. Renewal is
  * a {@code setData} of the node (a write, ordered through the leader), which fails if the node is gone; the node's
  * data is the owner token, the lease and the full key, for operators.
@@ -78,8 +78,6 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	/** Interval of the sweep that acts on expired leases. */
 	static final long SWEEP_MILLIS = 50;
 
-	private final long recheckNanos;
-
 	private static final Log logger = LogFactory.getLog(ZooKeeperLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -89,6 +87,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	private final CuratorFramework client;
 
 	private final LockNodePaths paths;
+
+	private final long recheckNanos;
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
