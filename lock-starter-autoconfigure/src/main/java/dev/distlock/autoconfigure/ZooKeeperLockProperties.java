@@ -2,7 +2,6 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
-import dev.distlock.zookeeper.ZooKeeperLockProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -32,7 +31,7 @@ public class ZooKeeperLockProperties {
 	/**
 	 * Node under which every lock lives.
 	 */
-	private String basePath = ZooKeeperLockProvider.DEFAULT_BASE_PATH;
+	private String basePath = "/distlock";
 
 	/**
 	 * Session timeout: how long a crashed holder keeps its locks. The servers bound it (by default between 2 and 20
