@@ -58,6 +58,7 @@ public final class Subjects {
 			case "si-redis-spin" -> new SpringIntegrationRedis(config, RedisLockType.SPIN_LOCK);
 			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
 			case "lock4j" -> new Lock4jSubject(config);
+			case "distlock-zookeeper" -> distlockZooKeeper(config);
 			case "curator-mutex" -> new CuratorMutex(config);
 			case "distlock-jdbc-postgres" -> distlockJdbc(config);
 			case "si-jdbc-postgres" -> new SpringIntegrationJdbc(config);
@@ -74,6 +75,18 @@ public final class Subjects {
 		return new Distlock(config, "redis",
 				Map.of("spring.data.redis.host", config.redisHost(), "spring.data.redis.port", config.redisPort()),
 				annotated, redisCleanup(config));
+	}
+
+	private static Subject distlockZooKeeper(BenchConfig config) throws Exception {
+		ZooKeeperServer server = ZooKeeperServer.start(config);
+		try {
+			return new Distlock(config, "zookeeper", Map.of("distlock.zookeeper.connect-string", server.connectString(),
+					"distlock.zookeeper.base-path", "/bench-" + config.runId()), false, (runId) -> server);
+		}
+		catch (Exception | Error ex) {
+			server.close();
+			throw ex;
+		}
 	}
 
 	private static Subject distlockJdbc(BenchConfig config) throws Exception {
