@@ -4,7 +4,8 @@
 #
 #   benchmarks/run.sh           full run (~20-25 min on 2 cores): JMH 2 x 2 s warm-up, 3 x 3 s measurement per
 #                               subject and shape; handoff: up to 300 handoffs (30 s) per subject
-#   benchmarks/run.sh --quick   smoke run (~6 min): 1 x 1 s warm-up, 2 x 1 s measurement; 40 handoffs (8 s)
+#   benchmarks/run.sh --quick   smoke run (~7 min, mostly JVM and application start-up): no warm-up, one 1 s
+#                               measurement; 20 handoffs (5 s) per subject
 #
 # Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
 # ZooKeeper runs in-process (Curator TestingServer). Override with -Dbench.* in BENCH_JAVA_OPTS
@@ -30,8 +31,8 @@ mkdir -p "$OUT"
 JAVA_OPTS=(-Dbench.out="$OUT" ${BENCH_JAVA_OPTS:-})
 
 if [ "$MODE" = quick ]; then
-  JMH_TIMES=(-f 1 -wi 1 -w 1s -i 2 -r 1s)
-  HANDOFF=(40 10 5 8)     # handoffs, warm-up handoffs, hold margin ms, max seconds
+  JMH_TIMES=(-f 1 -wi 0 -i 1 -r 1s)
+  HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
 else
   JMH_TIMES=(-f 1 -wi 2 -w 2s -i 3 -r 3s)
   HANDOFF=(300 30 5 30)
