@@ -27,6 +27,8 @@ SUBJECTS = [
     "distlock-jdbc-postgres", "si-jdbc-postgres", "distlock-local-annotation", "distlock-local-template",
     "plain-call",
 ]
+DIAG = ["diag-sdr-scripts", "diag-redis-provider"]
+ALL = SUBJECTS + DIAG
 REDIS = SUBJECTS[:8]
 # distlock subject -> the peers it is compared with
 PEERS = {
@@ -61,7 +63,7 @@ def load(run):
                 "threads": entry.get("threads"),
             }
         latency_dir = os.path.join(run, "latency")
-        for subject in SUBJECTS:
+        for subject in ALL:
             lat = os.path.join(latency_dir, f"{method}__{subject}.json")
             if os.path.exists(lat) and (subject, shape) in rows:
                 with open(lat) as f:
@@ -298,6 +300,29 @@ def main():
             lat = (rows.get((s, sh)) or {}).get("latency")
             cells.append("—" if not lat else f"{fmt_us(lat['p50_us'])} / {fmt_us(lat['p99_us'])}")
         L.append(f"| `{s}` | " + " | ".join(cells) + " |")
+    L.append("")
+
+    L.append("## Where the time goes on Redis, one thread (diagnostics)")
+    L.append("")
+    L.append("Each step adds one layer: raw Lettuce (`ceiling-lettuce`), the same two scripts through Spring Data "
+             "Redis's `StringRedisTemplate` (`diag-sdr-scripts`), distlock's `RedisLockProvider` called directly "
+             "(`diag-redis-provider`: its scripts and keys, no core), `LockTemplate.execute` (local queue, re-entry "
+             "map, lease bookkeeping) and the `@DistributedLock` proxy. µs per operation = 1 / median ops/s.")
+    L.append("")
+    L.append("| layer | 1t ops/s | µs/op | + µs vs previous | p50 µs | 8t8k ops/s |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    previous = None
+    for s in ["ceiling-lettuce", "diag-sdr-scripts", "diag-redis-provider", "distlock-redis-template",
+              "distlock-redis-annotation"]:
+        o = ops(rows, s, "1t")
+        if o is None:
+            continue
+        us = 1e6 / o
+        lat = (rows.get((s, "1t")) or {}).get("latency") or {}
+        delta = "" if previous is None else f"{us - previous:+.1f}"
+        L.append(f"| `{s}` | {fmt_ops(o)} | {us:.1f} | {delta} | {fmt_us(lat.get('p50_us'))} | "
+                 f"{fmt_ops(ops(rows, s, '8t8k'))} |")
+        previous = us
     L.append("")
 
     L.append("## Handoff between two JVMs (µs)")

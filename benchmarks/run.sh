@@ -54,7 +54,11 @@ OTHERS=(distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres
 LOCAL=(distlock-local-annotation distlock-local-template plain-call)
 NOT_REENTRANT=(ceiling-lettuce lock4j)
 
-ONE_THREAD=$(pick "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}")
+# diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
+DIAG=(diag-sdr-scripts diag-redis-provider)
+
+ONE_THREAD=$(pick "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}" "${DIAG[@]}")
+EIGHT_KEYS=$(pick "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}")
 EIGHT=$(pick "${REDIS[@]}" "${OTHERS[@]}")
 REENTRANT=()
 for s in "${REDIS[@]}" "${OTHERS[@]}" distlock-local-template distlock-local-annotation; do
@@ -95,7 +99,7 @@ jmh() { # method, subjects (comma-separated)
 }
 
 jmh oneThread "$ONE_THREAD"
-jmh eightThreadsEightKeys "$EIGHT"
+jmh eightThreadsEightKeys "$EIGHT_KEYS"
 jmh eightThreadsOneKey "$EIGHT"
 jmh reentry "$REENTRY"
 

@@ -35,6 +35,9 @@ public final class Subjects {
 		REQUIRES.put("distlock-local-annotation", "dev.distlock.annotation.DistributedLock");
 		REQUIRES.put("distlock-local-template", "dev.distlock.local.LocalLockProvider");
 		REQUIRES.put("plain-call", "dev.distlock.bench.Work");
+		// diagnostics: where the time between the ceiling and distlock goes
+		REQUIRES.put("diag-sdr-scripts", "org.springframework.data.redis.core.StringRedisTemplate");
+		REQUIRES.put("diag-redis-provider", "dev.distlock.redis.RedisLockProvider");
 	}
 
 	private Subjects() {
@@ -67,6 +70,8 @@ public final class Subjects {
 			case "distlock-local-template" -> new Distlock(config, "local", Map.of(), false, (runId) -> () -> {
 			});
 			case "plain-call" -> new PlainCall();
+			case "diag-sdr-scripts" -> new SpringDataRedisScripts(config);
+			case "diag-redis-provider" -> new RedisProviderDirect(config);
 			default -> throw new IllegalArgumentException("Unknown or not yet wired subject '" + name + "'");
 		};
 	}
