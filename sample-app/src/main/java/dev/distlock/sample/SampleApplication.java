@@ -19,17 +19,24 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class SampleApplication {
 
 	public static void main(String[] args) {
-		SpringApplication application = new SpringApplication(SampleApplication.class);
-		boolean demo = new SimpleCommandLinePropertySource(args).containsProperty("distlock.demo.ops");
-		if (demo) {
-			// the demo needs no web server, and must not clash with an instance already serving on 8080
-			application.setWebApplicationType(WebApplicationType.NONE);
-		}
-		ConfigurableApplicationContext context = application.run(args);
-		if (demo) {
+		ConfigurableApplicationContext context = application(args).run(args);
+		if (isDemo(args)) {
 			// the demo's runner reports violations as a non-zero exit code
 			System.exit(SpringApplication.exit(context));
 		}
+	}
+
+	static SpringApplication application(String... args) {
+		SpringApplication application = new SpringApplication(SampleApplication.class);
+		if (isDemo(args)) {
+			// the demo needs no web server, and must not clash with an instance already serving on 8080
+			application.setWebApplicationType(WebApplicationType.NONE);
+		}
+		return application;
+	}
+
+	static boolean isDemo(String... args) {
+		return new SimpleCommandLinePropertySource(args).containsProperty("distlock.demo.ops");
 	}
 
 }

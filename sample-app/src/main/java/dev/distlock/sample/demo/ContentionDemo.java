@@ -1,20 +1,26 @@
 package dev.distlock.sample.demo;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Lease;
+import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 
 /**
@@ -23,16 +29,28 @@ import org.springframework.stereotype.Service;
  * a lock that let two holders in would lose increments. Each operation also checks that it is alone inside and that
  * its fencing token is greater than the previous holder's; any breach counts as a violation. With a working lock
  * the counter ends equal to the operations done and there are no violations.
+ * <p>
+ * Each thread locks through a {@link LockTemplate} of its own on the application's backend, as a separate instance
+ * of the application would: threads sharing one template would queue in the JVM and meet the backend one at a time,
+ * whereas here the backend itself decides who goes next, and a backend that let two holders in would show.
  */
 @Service
 public class ContentionDemo {
 
 	private final LockTemplate locks;
 
+	private final List<LockListener> listeners;
+
 	private final DemoProperties properties;
 
-	ContentionDemo(LockTemplate locks, DemoProperties properties) {
+	@Autowired
+	ContentionDemo(LockTemplate locks, ObjectProvider<LockListener> listeners, DemoProperties properties) {
+		this(locks, listeners.orderedStream().toList(), properties);
+	}
+
+	ContentionDemo(LockTemplate locks, List<LockListener> listeners, DemoProperties properties) {
 		this.locks = locks;
+		this.listeners = listeners;
 		this.properties = properties;
 	}
 
@@ -54,15 +72,21 @@ public class ContentionDemo {
 		AtomicInteger next = new AtomicInteger();
 		AtomicInteger failed = new AtomicInteger();
 		long[] waits = new long[ops];
+		LockProvider provider = this.locks.defaultProvider();
+		List<LockTemplate> instances = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			instances.add(new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
+					new LeaseRenewer(1), this.listeners));
+		}
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		long started = System.nanoTime();
 		try {
 			List<Future<?>> workers = new ArrayList<>();
-			for (int t = 0; t < threads; t++) {
+			for (LockTemplate instance : instances) {
 				workers.add(pool.submit(() -> {
 					for (int op = next.getAndIncrement(); op < ops; op = next.getAndIncrement()) {
 						long requested = System.nanoTime();
-						try (Lease lease = this.locks.acquire(request)) {
+						try (Lease lease = instance.acquire(request)) {
 							waits[op] = System.nanoTime() - requested;
 							counter.increment(lease.fencingToken());
 						}
@@ -78,11 +102,13 @@ public class ContentionDemo {
 				worker.get();
 			}
 		}
-		catch (java.util.concurrent.ExecutionException ex) {
+		catch (ExecutionException ex) {
 			throw new IllegalStateException("A demo thread failed", ex.getCause());
 		}
 		finally {
 			pool.shutdownNow();
+			// closes each one's renewer; the provider is the application's and stays open
+			instances.forEach(LockTemplate::close);
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
 		long[] granted = Arrays.stream(waits).filter((wait) -> wait >= 0).sorted().toArray();

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ConditionalOnProperty(prefix = "distlock.demo", name = "ops")
-class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
+public class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
 
 	private final ContentionDemo demo;
 
@@ -34,8 +34,8 @@ class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
 	@Override
 	public void run(String... args) throws InterruptedException {
 		int ops = (this.properties.ops() != null) ? this.properties.ops() : 0;
-		this.out.printf("%ndistlock contention demo: %d threads, %d operations on one key%n%n",
-				this.properties.threads(), ops);
+		this.out.printf("%ndistlock contention demo: %d threads, each locking through its own LockTemplate (as separate "
+				+ "instances would), %d operations on one key%n%n", this.properties.threads(), ops);
 		ContentionDemo.DemoResult result = this.demo.run(this.properties.threads(), ops);
 		this.result = result;
 		this.out.print(result.table());
@@ -51,10 +51,10 @@ class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
 	}
 
 	/**
-	 * The last run's result, for tests.
+	 * The result of the run at startup.
 	 * @return the result, {@code null} before the run
 	 */
-	ContentionDemo.@Nullable DemoResult result() {
+	public ContentionDemo.@Nullable DemoResult result() {
 		return this.result;
 	}
 
