@@ -1,0 +1,79 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
+
+/**
+ * Configuration of the JDBC lock backend, under {@code distlock.jdbc.*}. Schema creation follows Spring Boot's
+ * conventions ({@code initialize-schema}: {@code embedded} by default, {@code always}, {@code never};
+ * {@code schema}: the script, {@code @@platform@@} standing for the database).
+ *
+ * @since 0.1.0
+ */
+@ConfigurationProperties("distlock.jdbc")
+public class JdbcLockProperties extends DatabaseInitializationProperties {
+
+	/**
+	 * Whether to register this backend beside the default one; unset means only when distlock.provider names it or
+	 * it is the only backend.
+	 */
+	private @Nullable Boolean enabled;
+
+	/**
+	 * Name of the lock table, optionally qualified by a schema.
+	 */
+	private String tableName = "distlock_lock";
+
+	/**
+	 * How long a FAIR waiter keeps its place in the queue without trying again. Should exceed
+	 * distlock.wait.max-backoff and distlock.wait.fallback-poll.
+	 */
+	private Duration fairWaiterTimeout = Duration.ofSeconds(5);
+
+	/**
+	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY, over one extra connection per application.
+	 */
+	private boolean notifications = true;
+
+	@Override
+	public String getDefaultSchemaLocation() {
+		return "classpath:dev/distlock/jdbc/schema-@@platform@@.sql";
+	}
+
+	public @Nullable Boolean getEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(@Nullable Boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	public void setTableName(String tableName) {
+		this.tableName = tableName;
+	}
+
+	public Duration getFairWaiterTimeout() {
+		return this.fairWaiterTimeout;
+	}
+
+	public void setFairWaiterTimeout(Duration fairWaiterTimeout) {
+		this.fairWaiterTimeout = fairWaiterTimeout;
+	}
+
+	public boolean isNotifications() {
+		return this.notifications;
+	}
+
+	public void setNotifications(boolean notifications) {
+		this.notifications = notifications;
+	}
+
+}

@@ -1,0 +1,118 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+
+import javax.sql.DataSource;
+
+import dev.distlock.core.LockConfigurationException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The databases the JDBC backend speaks, each with its statements ({@code operations-<scripts>.sql}) and table
+ * ({@code schema-<scripts>.sql}). MySQL uses MariaDB's files: they are written to the common subset.
+ */
+enum JdbcDialect {
+
+	POSTGRESQL("postgresql", "postgresql", true),
+
+	MARIADB("mariadb", "mariadb", false),
+
+	MYSQL("mysql", "mariadb", false),
+
+	H2("h2", "h2", false);
+
+	private final String platform;
+
+	private final String scripts;
+
+	private final boolean batched;
+
+	JdbcDialect(String platform, String scripts, boolean batched) {
+		this.platform = platform;
+		this.scripts = scripts;
+		this.batched = batched;
+	}
+
+	/**
+	 * The name users give in {@code distlock.jdbc.platform}.
+	 * @return the platform name
+	 */
+	String platform() {
+		return this.platform;
+	}
+
+	/**
+	 * The suffix of this dialect's {@code schema-} and {@code operations-} resources.
+	 * @return the script suffix
+	 */
+	String scripts() {
+		return this.scripts;
+	}
+
+	/**
+	 * Whether the statements of one operation go to the server in one round trip (pgjdbc sends a multi-statement
+	 * query as one batch that runs in one implicit transaction); otherwise they run one by one in a transaction.
+	 * @return {@code true} for PostgreSQL
+	 */
+	boolean batched() {
+		return this.batched;
+	}
+
+	/**
+	 * The dialect named by a platform, or detected from the database when none is named.
+	 * @param dataSource where to look when no platform is named
+	 * @param platform the configured platform or {@code null}
+	 * @return the dialect
+	 * @throws LockConfigurationException if the platform or the database is not supported, or the database could
+	 * not be reached to find out
+	 */
+	static JdbcDialect of(DataSource dataSource, @Nullable String platform) {
+		if (platform != null && !platform.isBlank()) {
+			return ofPlatform(platform);
+		}
+		try (Connection connection = dataSource.getConnection()) {
+			return detect(connection.getMetaData());
+		}
+		catch (SQLException ex) {
+			throw new LockConfigurationException("Could not connect to the database to find its type for distlock's "
+					+ "jdbc lock provider (" + ex.getMessage() + "); set distlock.jdbc.platform to one of "
+					+ "postgresql, mariadb, mysql or h2 to skip the detection", ex);
+		}
+	}
+
+	static JdbcDialect ofPlatform(String platform) {
+		String name = platform.trim().toLowerCase(Locale.ROOT);
+		for (JdbcDialect dialect : values()) {
+			if (dialect.platform.equals(name)) {
+				return dialect;
+			}
+		}
+		throw new LockConfigurationException("distlock.jdbc.platform is '" + platform
+				+ "'; distlock's jdbc lock provider supports postgresql, mariadb, mysql and h2");
+	}
+
+	static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
+		String product = metaData.getDatabaseProductName();
+		String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
+		if (name.contains("postgresql")) {
+			return POSTGRESQL;
+		}
+		if (name.contains("mariadb")) {
+			return MARIADB;
+		}
+		if (name.contains("mysql")) {
+			return MYSQL;
+		}
+		if (name.equals("h2")) {
+			return H2;
+		}
+		throw new LockConfigurationException("distlock's jdbc lock provider supports PostgreSQL, MariaDB, MySQL and "
+				+ "H2, but the DataSource connects to " + product + " " + metaData.getDatabaseProductVersion()
+				+ " (" + metaData.getURL() + "). Choose another backend with distlock.provider, or set "
+				+ "distlock.jdbc.platform if this database speaks one of those dialects");
+	}
+
+}

@@ -1,0 +1,115 @@
+package dev.distlock.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.sql.DataSource;
+
+import dev.distlock.core.LockConfigurationException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The lock table of the JDBC backend: its name rules and its creation scripts, one per database
+ * ({@code schema-postgresql.sql}, {@code schema-mariadb.sql} for MariaDB and MySQL, {@code schema-h2.sql}, beside
+ * this class). The scripts name the table {@value #DEFAULT_TABLE_NAME}; {@link #render(String, String)} puts in
+ * another name. The table name is the only SQL text distlock does not bind, so it must match
+ * {@code [A-Za-z_][A-Za-z0-9_]*}, optionally schema-qualified, at most 63 characters per part.
+ *
+ * @since 0.1.0
+ */
+public final class JdbcLockSchema {
+
+	/** The table name in the scripts and the default of {@code distlock.jdbc.table-name}. */
+	public static final String DEFAULT_TABLE_NAME = "distlock_lock";
+
+	private static final Pattern TABLE_NAME = Pattern
+		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+	private static final Pattern DEFAULT_NAME_IN_SCRIPT = Pattern
+		.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME + "(?![A-Za-z0-9_])");
+
+	private JdbcLockSchema() {
+	}
+
+	/**
+	 * Checks a table name.
+	 * @param tableName the name, optionally {@code schema.table}
+	 * @return the name
+	 * @throws LockConfigurationException if it is not a plain identifier
+	 */
+	public static String validateTableName(@Nullable String tableName) {
+		if (tableName == null || !TABLE_NAME.matcher(tableName).matches()) {
+			throw new LockConfigurationException("distlock.jdbc.table-name '" + tableName + "' is not a valid table "
+					+ "name: use letters, digits and underscores, not starting with a digit, optionally qualified by "
+					+ "a schema (schema.table), at most 63 characters per part");
+		}
+		return tableName;
+	}
+
+	/**
+	 * The classpath location of the creation script of a database.
+	 * @param dataSource the database, to detect its type when no platform is given
+	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql}, {@code h2}, or {@code null} to detect
+	 * @return the location, e.g. {@code classpath:dev/distlock/jdbc/schema-postgresql.sql}
+	 */
+	public static String scriptLocation(DataSource dataSource, @Nullable String platform) {
+		return "classpath:" + resourcePath("schema", JdbcDialect.of(dataSource, platform));
+	}
+
+	/**
+	 * Replaces the default table name in a script with another.
+	 * @param script a script naming the table {@value #DEFAULT_TABLE_NAME}
+	 * @param tableName the table name to use
+	 * @return the script for that table
+	 */
+	public static String render(String script, String tableName) {
+		validateTableName(tableName);
+		return DEFAULT_NAME_IN_SCRIPT.matcher(script).replaceAll(Matcher.quoteReplacement(tableName));
+	}
+
+	/**
+	 * Creates the lock table if it does not exist, with the script of the database the data source connects to.
+	 * For applications without Spring Boot's schema initialization, and for tests.
+	 * @param dataSource the database
+	 * @param tableName the table name
+	 * @param platform the platform, or {@code null} to detect it
+	 * @throws SQLException if the script failed
+	 */
+	public static void create(DataSource dataSource, String tableName, @Nullable String platform)
+			throws SQLException {
+		JdbcDialect dialect = JdbcDialect.of(dataSource, platform);
+		String script = render(load(resourcePath("schema", dialect)), tableName);
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			for (String sql : LockStatements.split(script)) {
+				statement.execute(sql);
+			}
+			if (!connection.getAutoCommit()) {
+				connection.commit();
+			}
+		}
+	}
+
+	static String resourcePath(String kind, JdbcDialect dialect) {
+		return "dev/distlock/jdbc/" + kind + "-" + dialect.scripts() + ".sql";
+	}
+
+	static String load(String resourcePath) {
+		try (InputStream in = JdbcLockSchema.class.getClassLoader().getResourceAsStream(resourcePath)) {
+			if (in == null) {
+				throw new IllegalStateException("Missing resource " + resourcePath);
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read " + resourcePath, ex);
+		}
+	}
+
+}

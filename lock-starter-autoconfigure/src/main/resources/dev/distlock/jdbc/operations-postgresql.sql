@@ -1,0 +1,144 @@
+-- The statements of distlock's JDBC lock provider on PostgreSQL.
+--
+-- Format: "-- name: x" starts section x; a line "@y" includes section y; statements end with ";" at the end of a
+-- line; lines starting with "--" are comments. distlock_lock stands for the configured table name. Everything else
+-- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, and :lease / :wait in microseconds.
+--
+-- The statements of one section are sent in one round trip and run in one implicit transaction (the extended
+-- query protocol commits at the final Sync), so now(), the start of that transaction, is the same in all of them.
+-- Each statement sees what committed before it started (READ COMMITTED), so once the head row is locked every row
+-- of the lock is seen as it is: rows are added only under that lock.
+-- The last statement of an acquire section returns (token, wait_ms): the fencing token if granted, else null, and
+-- the time left on the shortest lease that blocks, if known.
+
+-- name: lock-head
+INSERT INTO distlock_lock (lock_key, lock_kind, slot, lease_until, fence)
+VALUES (:key, :kind, 0, TIMESTAMP WITH TIME ZONE 'epoch', 0)
+ON CONFLICT (lock_key, lock_kind, slot) DO NOTHING;
+SELECT fence FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 FOR UPDATE;
+
+-- name: drop-expired
+-- Expired and released holders and tickets go; a row renewed meanwhile is rechecked after its update and stays.
+DELETE FROM distlock_lock
+WHERE lock_key = :key AND lock_kind = :kind AND slot <> 0 AND lease_until <= now();
+
+-- name: add-holder
+-- A reader or permit holder: its row's slot is the token the head row just handed out.
+INSERT INTO distlock_lock (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence)
+SELECT lock_key, lock_kind, fence, owner, hold_mode, now() + :lease * INTERVAL '1 microsecond', fence
+FROM distlock_lock
+WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND owner = :owner AND hold_mode IN ('R', 'S');
+
+-- name: result
+SELECT
+	(SELECT MAX(fence) FROM distlock_lock
+		WHERE lock_key = :key AND lock_kind = :kind AND owner = :owner AND hold_mode <> 'T'
+			AND lease_until > now()) AS token,
+	(SELECT CEIL(EXTRACT(EPOCH FROM MIN(lease_until) - now()) * 1000) FROM distlock_lock
+		WHERE lock_key = :key AND lock_kind = :kind AND hold_mode <> 'T' AND lease_until > now()) AS wait_ms;
+
+-- name: acquire-mutex
+-- One statement: take the head row if it is new, expired or released, bumping the fence.
+WITH previous AS (
+	SELECT lease_until FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
+), granted AS (
+	INSERT INTO distlock_lock AS l (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence)
+	VALUES (:key, :kind, 0, :owner, 'X', now() + :lease * INTERVAL '1 microsecond', 1)
+	ON CONFLICT (lock_key, lock_kind, slot) DO UPDATE
+		SET owner = EXCLUDED.owner, hold_mode = 'X', lease_until = EXCLUDED.lease_until, fence = l.fence + 1
+		WHERE l.lease_until <= now()
+	RETURNING fence
+)
+SELECT (SELECT fence FROM granted) AS token,
+	(SELECT CEIL(EXTRACT(EPOCH FROM lease_until - now()) * 1000) FROM previous) AS wait_ms;
+
+-- name: acquire-write
+@lock-head
+@drop-expired
+UPDATE distlock_lock
+SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond', fence = fence + 1
+WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
+	AND NOT EXISTS (SELECT 1 FROM distlock_lock r
+		WHERE r.lock_key = :key AND r.lock_kind = :kind AND r.slot <> 0
+			AND r.lease_until > TIMESTAMP WITH TIME ZONE 'epoch');
+@result
+
+-- name: acquire-read
+@lock-head
+@drop-expired
+-- no live writer: count this reader on the head row (the writer's lease there stays expired)
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = fence + 1
+WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now();
+@add-holder
+@result
+
+-- name: acquire-semaphore
+@lock-head
+@drop-expired
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = fence + 1
+WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
+	AND (SELECT COUNT(*) FROM distlock_lock h
+		WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot <> 0
+			AND h.lease_until > TIMESTAMP WITH TIME ZONE 'epoch') < :permits;
+@add-holder
+@result
+
+-- name: acquire-fair
+@lock-head
+@drop-expired
+-- keep this waiter's place in the queue
+UPDATE distlock_lock SET lease_until = now() + :wait * INTERVAL '1 microsecond'
+WHERE lock_key = :key AND lock_kind = :kind AND slot <> 0 AND owner = :owner;
+-- join the queue at the back when the lock cannot be had now: it is held, or others wait
+INSERT INTO distlock_lock (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence)
+SELECT :key, :kind, COALESCE(q.last, 0) + 1, :owner, 'T', now() + :wait * INTERVAL '1 microsecond', 0
+FROM (SELECT MAX(slot) AS last,
+		SUM(CASE WHEN lease_until > TIMESTAMP WITH TIME ZONE 'epoch' THEN 1 ELSE 0 END) AS waiting,
+		SUM(CASE WHEN owner = :owner THEN 1 ELSE 0 END) AS mine
+	FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot <> 0) q,
+	distlock_lock h
+WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND COALESCE(q.mine, 0) = 0
+	AND (h.lease_until > now() OR COALESCE(q.waiting, 0) > 0);
+-- grant when free and no live ticket is ahead of this waiter's
+UPDATE distlock_lock
+SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond', fence = fence + 1
+WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
+	AND NOT EXISTS (SELECT 1 FROM distlock_lock q
+		WHERE q.lock_key = :key AND q.lock_kind = :kind AND q.slot <> 0
+			AND q.lease_until > TIMESTAMP WITH TIME ZONE 'epoch' AND q.owner <> :owner
+			AND q.slot < (SELECT COALESCE(MIN(m.slot), 9223372036854775807) FROM distlock_lock m
+				WHERE m.lock_key = :key AND m.lock_kind = :kind AND m.slot <> 0 AND m.owner = :owner));
+-- granted: leave the queue
+DELETE FROM distlock_lock
+WHERE lock_key = :key AND lock_kind = :kind AND slot <> 0 AND owner = :owner
+	AND EXISTS (SELECT 1 FROM distlock_lock h
+		WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND h.owner = :owner
+			AND h.lease_until > now());
+@result
+
+-- name: renew
+UPDATE distlock_lock SET lease_until = now() + :lease * INTERVAL '1 microsecond'
+WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner AND lease_until > now();
+
+-- name: release
+-- Expire rather than delete: the head row keeps the fence. Waiters hear of it when this commits.
+WITH released AS (
+	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
+	WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner
+		AND lease_until > TIMESTAMP WITH TIME ZONE 'epoch'
+	RETURNING slot
+)
+SELECT pg_notify(:channel, :payload) FROM released;
+
+-- name: abandon
+-- Everything an attempt may hold or have queued: the head if it took it, a holder row, a ticket.
+WITH abandoned AS (
+	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
+	WHERE lock_key = :key AND lock_kind = :kind AND owner = :owner
+		AND lease_until > TIMESTAMP WITH TIME ZONE 'epoch' AND (slot <> 0 OR hold_mode = 'X')
+	RETURNING slot
+)
+SELECT pg_notify(:channel, :payload) FROM (SELECT 1 FROM abandoned LIMIT 1) a;
+
+-- name: now
+SELECT now();
