@@ -10,12 +10,12 @@ class DefaultProfileTests extends AbstractProfileTests {
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
-		registry.add("spring.datasource.url", TestDatabases::h2Url);
+		registry.add("spring.datasource.url", () -> TestDatabases.h2Url(DefaultProfileTests.class));
 	}
 
 	@Override
 	String backend() {
-		return "local"; // TODO(sample): jdbc
+		return "jdbc";
 	}
 
 }

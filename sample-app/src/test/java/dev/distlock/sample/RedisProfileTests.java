@@ -26,7 +26,7 @@ class RedisProfileTests extends AbstractProfileTests {
 
 	@DynamicPropertySource
 	static void servers(DynamicPropertyRegistry registry) {
-		registry.add("spring.datasource.url", TestDatabases::h2Url);
+		registry.add("spring.datasource.url", () -> TestDatabases.h2Url(RedisProfileTests.class));
 		URI redis = TestServers.redisUri();
 		registry.add("spring.data.redis.host", redis::getHost);
 		registry.add("spring.data.redis.port", redis::getPort);

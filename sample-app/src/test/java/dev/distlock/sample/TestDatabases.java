@@ -5,7 +5,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.distlock.test.TestServers;
 import dev.distlock.test.TestServers.JdbcServer;
@@ -16,6 +18,8 @@ import dev.distlock.test.TestServers.JdbcServer;
  * database, each randomly named and dropped afterwards.
  */
 final class TestDatabases {
+
+	private static final Map<String, String> CREATED = new ConcurrentHashMap<>();
 
 	private TestDatabases() {
 	}
@@ -30,11 +34,21 @@ final class TestDatabases {
 		return "jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE";
 	}
 
-	/** Creates a schema in the local PostgreSQL and answers a URL whose connections use it. */
+	/** A fresh H2 file database for a test class: the same URL however often the property is read. */
+	static String h2Url(Class<?> testClass) {
+		return CREATED.computeIfAbsent("h2:" + testClass.getName(), (k) -> h2Url());
+	}
+
+	/**
+	 * Creates a schema in the local PostgreSQL (once per name: property suppliers are called more than once) and
+	 * answers a URL whose connections use it.
+	 */
 	static String createPostgresSchema(String schema) {
-		JdbcServer server = TestServers.postgres();
-		execute(server, server.url(), "CREATE SCHEMA " + schema);
-		return server.url() + (server.url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
+		return CREATED.computeIfAbsent("postgres:" + schema, (k) -> {
+			JdbcServer server = TestServers.postgres();
+			execute(server, server.url(), "CREATE SCHEMA " + schema);
+			return server.url() + (server.url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
+		});
 	}
 
 	static void dropPostgresSchema(String schema) {
@@ -42,11 +56,13 @@ final class TestDatabases {
 		execute(server, server.url(), "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
 	}
 
-	/** Creates a database in the local MariaDB and answers its URL. */
+	/** Creates a database in the local MariaDB (once per name) and answers its URL. */
 	static String createMariadbDatabase(String database) {
-		JdbcServer server = TestServers.mariadb();
-		execute(server, server.url(), "CREATE DATABASE " + database);
-		return server.url().replaceFirst("^(jdbc:[a-z]+://[^/]+/)[^?]*", "$1" + database);
+		return CREATED.computeIfAbsent("mariadb:" + database, (k) -> {
+			JdbcServer server = TestServers.mariadb();
+			execute(server, server.url(), "CREATE DATABASE " + database);
+			return server.url().replaceFirst("^(jdbc:[a-z]+://[^/]+/)[^?]*", "$1" + database);
+		});
 	}
 
 	static void dropMariadbDatabase(String database) {

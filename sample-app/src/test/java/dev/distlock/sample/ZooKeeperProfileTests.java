@@ -16,7 +16,7 @@ class ZooKeeperProfileTests extends AbstractProfileTests {
 
 	@DynamicPropertySource
 	static void servers(DynamicPropertyRegistry registry) {
-		registry.add("spring.datasource.url", TestDatabases::h2Url);
+		registry.add("spring.datasource.url", () -> TestDatabases.h2Url(ZooKeeperProfileTests.class));
 		registry.add("distlock.zookeeper.connect-string", ZooKeeperServerExtension::connectString);
 	}
 

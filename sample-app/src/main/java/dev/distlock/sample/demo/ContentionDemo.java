@@ -57,12 +57,15 @@ public class ContentionDemo {
 	/**
 	 * Runs the demo.
 	 * @param threads how many threads contend
+	 * @param instances how many instances of the application they play (each a {@code LockTemplate}), at most
+	 * {@code threads}
 	 * @param ops how many operations they do together
 	 * @return what happened
 	 */
-	public DemoResult run(int threads, int ops) throws InterruptedException {
-		if (threads < 1 || ops < 1) {
-			throw new IllegalArgumentException("threads and ops must be at least 1, were " + threads + " and " + ops);
+	public DemoResult run(int threads, int instances, int ops) throws InterruptedException {
+		if (threads < 1 || ops < 1 || instances < 1 || instances > threads) {
+			throw new IllegalArgumentException("threads and ops must be at least 1 and instances between 1 and threads, "
+					+ "were threads=" + threads + ", instances=" + instances + ", ops=" + ops);
 		}
 		LockRequest request = LockRequest.builder(this.properties.key())
 			.name("demo")
@@ -73,16 +76,17 @@ public class ContentionDemo {
 		AtomicInteger failed = new AtomicInteger();
 		long[] waits = new long[ops];
 		LockProvider provider = this.locks.defaultProvider();
-		List<LockTemplate> instances = new ArrayList<>();
-		for (int t = 0; t < threads; t++) {
-			instances.add(new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
+		List<LockTemplate> templates = new ArrayList<>();
+		for (int i = 0; i < instances; i++) {
+			templates.add(new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
 					new LeaseRenewer(1), this.listeners));
 		}
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		long started = System.nanoTime();
 		try {
 			List<Future<?>> workers = new ArrayList<>();
-			for (LockTemplate instance : instances) {
+			for (int t = 0; t < threads; t++) {
+				LockTemplate instance = templates.get(t % instances);
 				workers.add(pool.submit(() -> {
 					for (int op = next.getAndIncrement(); op < ops; op = next.getAndIncrement()) {
 						long requested = System.nanoTime();
@@ -108,12 +112,12 @@ public class ContentionDemo {
 		finally {
 			pool.shutdownNow();
 			// closes each one's renewer; the provider is the application's and stays open
-			instances.forEach(LockTemplate::close);
+			templates.forEach(LockTemplate::close);
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
 		long[] granted = Arrays.stream(waits).filter((wait) -> wait >= 0).sorted().toArray();
 		return new DemoResult(this.locks.defaultProvider().name(), this.locks.settings().keyPrefix()
-				+ this.properties.key(), threads, ops, failed.get(), elapsed.toMillis(),
+				+ this.properties.key(), threads, instances, ops, failed.get(), elapsed.toMillis(),
 				ops * 1000.0 / Math.max(1, elapsed.toMillis()), millis(percentile(granted, 50)),
 				millis(percentile(granted, 99)), millis(percentile(granted, 100)), counter.value(),
 				counter.violations());
@@ -173,6 +177,7 @@ public class ContentionDemo {
 	 * @param backend the lock provider used
 	 * @param key the key, as stored in the backend
 	 * @param threads contending threads
+	 * @param instances application instances they played, each with its own {@code LockTemplate}
 	 * @param ops operations attempted
 	 * @param failed operations that gave up waiting for the lock
 	 * @param elapsedMillis wall time of the run
@@ -183,7 +188,7 @@ public class ContentionDemo {
 	 * @param counter the counter at the end: {@code ops - failed} unless the lock failed
 	 * @param violations times two holders were inside at once or a token did not grow
 	 */
-	public record DemoResult(String backend, String key, int threads, int ops, int failed, long elapsedMillis,
+	public record DemoResult(String backend, String key, int threads, int instances, int ops, int failed, long elapsedMillis,
 			double opsPerSecond, double waitP50Millis, double waitP99Millis, double waitMaxMillis, long counter,
 			int violations) {
 
@@ -200,11 +205,12 @@ public class ContentionDemo {
 		 * @return the table
 		 */
 		public String table() {
-			return String.format(Locale.ROOT, "%-9s %7s %6s %6s %8s %9s %9s %9s %8s %10s%n", "backend", "threads",
-					"ops", "failed", "ops/s", "wait p50", "wait p99", "wait max", "counter", "violations")
-					+ String.format(Locale.ROOT, "%-9s %7d %6d %6d %8.0f %6.1f ms %6.1f ms %6.1f ms %8d %10d%n",
-							this.backend, this.threads, this.ops, this.failed, this.opsPerSecond, this.waitP50Millis,
-							this.waitP99Millis, this.waitMaxMillis, this.counter, this.violations);
+			return String.format(Locale.ROOT, "%-9s %7s %9s %6s %6s %7s %10s %10s %10s %7s %10s%n", "backend",
+					"threads", "instances", "ops", "failed", "ops/s", "wait p50", "wait p99", "wait max", "counter",
+					"violations")
+					+ String.format(Locale.ROOT, "%-9s %7d %9d %6d %6d %7.0f %7.1f ms %7.1f ms %7.1f ms %7d %10d%n",
+							this.backend, this.threads, this.instances, this.ops, this.failed, this.opsPerSecond,
+							this.waitP50Millis, this.waitP99Millis, this.waitMaxMillis, this.counter, this.violations);
 		}
 
 	}

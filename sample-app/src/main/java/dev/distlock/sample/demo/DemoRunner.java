@@ -34,9 +34,10 @@ public class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
 	@Override
 	public void run(String... args) throws InterruptedException {
 		int ops = (this.properties.ops() != null) ? this.properties.ops() : 0;
-		this.out.printf("%ndistlock contention demo: %d threads, each locking through its own LockTemplate (as separate "
-				+ "instances would), %d operations on one key%n%n", this.properties.threads(), ops);
-		ContentionDemo.DemoResult result = this.demo.run(this.properties.threads(), ops);
+		int instances = this.properties.instancesOrThreads();
+		this.out.printf("%ndistlock contention demo: %d threads playing %d instances of the application (a "
+				+ "LockTemplate each), %d operations on one key%n%n", this.properties.threads(), instances, ops);
+		ContentionDemo.DemoResult result = this.demo.run(this.properties.threads(), instances, ops);
 		this.result = result;
 		this.out.print(result.table());
 		this.out.printf("%nkey %s; counter %s ops - failed (%d): %s%n%n", result.key(),

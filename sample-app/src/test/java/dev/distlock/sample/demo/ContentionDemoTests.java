@@ -25,8 +25,8 @@ class ContentionDemoTests {
 	void aLockThatAdmitsEveryoneShowsViolationsAndALostCount() throws Exception {
 		try (LockTemplate broken = new LockTemplate(new AdmitsEveryone())) {
 			ContentionDemo demo = new ContentionDemo(broken, List.of(),
-					new DemoProperties(null, 8, "demo:broken", Duration.ofSeconds(5)));
-			ContentionDemo.DemoResult result = demo.run(8, 20_000);
+					new DemoProperties(null, 8, null, "demo:broken", Duration.ofSeconds(5)));
+			ContentionDemo.DemoResult result = demo.run(8, 8, 20_000);
 			assertThat(result.violations()).as("overlaps caught: %s", result).isPositive();
 			assertThat(result.correct()).isFalse();
 		}
