@@ -1,0 +1,75 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of the {@code redis} backend ({@link dev.distlock.redis.RedisLockProvider}), under
+ * {@code distlock.redis.*}. The connection itself is Spring Boot's ({@code spring.data.redis.*}).
+ *
+ * @since 0.1.0
+ */
+@ConfigurationProperties("distlock.redis")
+public class RedisLockProperties {
+
+	/**
+	 * Whether to register this backend beside the default one; unset means only when distlock.provider names it or it
+	 * is the only backend.
+	 */
+	private @Nullable Boolean enabled;
+
+	/**
+	 * How long a FAIR waiter's queue place, or a waiting writer's claim on new readers, outlives its last attempt: a
+	 * waiter that died blocks the others at most this long. Must be at least twice distlock.wait.fallback-poll and
+	 * distlock.wait.max-backoff, since waiters renew their place when they try again.
+	 */
+	private Duration waiterTimeout = Duration.ofSeconds(5);
+
+	/**
+	 * Whether writers waiting for readers to leave hold back new readers, so that a steady stream of readers cannot
+	 * starve them.
+	 */
+	private boolean writerPreference = true;
+
+	/**
+	 * How long the fencing counter of a key is kept after its last acquisition. Tokens keep increasing after it
+	 * expires unless the Redis server's clock stepped back by more than this.
+	 */
+	private Duration fenceRetention = Duration.ofDays(1);
+
+	public @Nullable Boolean getEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(@Nullable Boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getWaiterTimeout() {
+		return this.waiterTimeout;
+	}
+
+	public void setWaiterTimeout(Duration waiterTimeout) {
+		this.waiterTimeout = waiterTimeout;
+	}
+
+	public boolean isWriterPreference() {
+		return this.writerPreference;
+	}
+
+	public void setWriterPreference(boolean writerPreference) {
+		this.writerPreference = writerPreference;
+	}
+
+	public Duration getFenceRetention() {
+		return this.fenceRetention;
+	}
+
+	public void setFenceRetention(Duration fenceRetention) {
+		this.fenceRetention = fenceRetention;
+	}
+
+}
