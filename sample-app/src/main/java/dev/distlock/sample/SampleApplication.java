@@ -1,12 +1,13 @@
 package dev.distlock.sample;
 
+import java.util.Map;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
-import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * The distlock sample application. Started plainly it serves the HTTP endpoints of its services on port 8080 (start a
@@ -14,7 +15,6 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * {@code --distlock.demo.ops=N} it runs the contention demo instead, prints its table and exits.
  */
 @SpringBootApplication
-@EnableScheduling
 @ConfigurationPropertiesScan
 public class SampleApplication {
 
@@ -29,8 +29,10 @@ public class SampleApplication {
 	static SpringApplication application(String... args) {
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		if (isDemo(args)) {
-			// the demo needs no web server, and must not clash with an instance already serving on 8080
+			// the demo needs no web server, and must not clash with an instance already serving on 8080; no job
+			// should run while it measures, and its table should not drown in log lines (arguments still win)
 			application.setWebApplicationType(WebApplicationType.NONE);
+			application.setDefaultProperties(Map.of("sample.scheduling.enabled", "false", "logging.level.root", "warn"));
 		}
 		return application;
 	}
