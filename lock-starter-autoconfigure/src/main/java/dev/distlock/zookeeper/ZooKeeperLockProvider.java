@@ -1,0 +1,591 @@
+package dev.distlock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.core.Acquisition;
+import dev.distlock.core.HeldLock;
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockProvider;
+import dev.distlock.core.LockType;
+import dev.distlock.core.LockWaiter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.CuratorZookeeperClient;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ZooKeeper backend, named {@code zookeeper}, on a started Curator {@link CuratorFramework}. Every lock is a queue
+ * of ephemeral sequential nodes under {@code <base>/<encoded key>/<family>} (see {@link LockNodePaths}); the nodes'
+ * creation order is the grant order, so MUTEX is as fair as FAIR, and a waiter keeps its place while it waits by
+ * watching only the node that blocks it (see {@link LockQueue}), so a release wakes one waiter, not all of them.
+ * Ownership is the node: its path is unique and never reused, so any thread may release, and a stale owner's delete
+ * can only ever remove its own node.
+ * <p>
+ * <b>Fencing</b>: the token is the {@code czxid} of the granted node, the id of the transaction that created it.
+ * Transaction ids increase strictly across the whole ensemble and across leader changes, and nodes are granted in
+ * creation order, so tokens increase per lock in acquisition order, also when an empty lock node was reaped and
+ * re-created (its sequence numbers restart, its czxids do not). Only an ensemble whose data is wiped starts over.
+ * <p>
+ * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock frees at session expiry.
+ * ZooKeeper has no expiring node a client could renew, so the lease is enforced by the holder: when a lease passes
+ * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's sweep
+ * reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The holder therefore always learns
+ * of the end of its lease before anyone else can take the lock, and no client ever deletes another's node. Renewal is
+ * a {@code setData} of the node (a write, ordered through the leader), which fails if the node is gone; the node's
+ * data is the owner token, the lease and the full key, for operators.
+ * <p>
+ * <b>Sessions</b>: SUSPENDED puts every lease in doubt: it is logged, and if the connection is not back while the
+ * servers certainly still keep the session (a session timeout after the last request they answered, at least a third
+ * of it after the loss), the leases are reported lost; a leader election, which keeps the session, usually ends well
+ * within that. LOST (session expired) reports them lost at once. Either way the nodes are deleted with Curator's
+ * guaranteed delete, which retries after reconnecting, as are nodes released while disconnected; nodes are created
+ * with Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
+ *
+ * @since 0.1.0
+ */
+public final class ZooKeeperLockProvider implements LockProvider {
+
+	/** The base path used when none is given. */
+	public static final String DEFAULT_BASE_PATH = "/distlock";
+
+	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
+	static final Duration RECHECK = Duration.ofSeconds(2);
+
+	/** Interval of the sweep that acts on expired leases. */
+	static final long SWEEP_MILLIS = 50;
+
+	private static final Log logger = LogFactory.getLog(ZooKeeperLockProvider.class);
+
+	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
+
+	private static final AtomicInteger instances = new AtomicInteger();
+
+	private final CuratorFramework client;
+
+	private final LockNodePaths paths;
+
+	private final long recheckNanos;
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	private final Map<String, ZooKeeperHeldLock> held = new ConcurrentHashMap<>();
+
+	private final NodeWatcher watcher = new NodeWatcher();
+
+	private final ConnectionStateListener stateListener = (client, state) -> stateChanged(state);
+
+	private final AtomicBoolean sweeping = new AtomicBoolean();
+
+	/** Send time of the last request the servers answered; far in the past until there is one. */
+	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
+
+	private volatile @Nullable ScheduledFuture<?> doubt;
+
+	/**
+	 * Creates a provider under {@value #DEFAULT_BASE_PATH}.
+	 * @param client a started Curator client; its retry policy and timeouts apply
+	 */
+	public ZooKeeperLockProvider(CuratorFramework client) {
+		this(client, DEFAULT_BASE_PATH);
+	}
+
+	/**
+	 * Creates a provider.
+	 * @param client a started Curator client (the caller closes it); its retry policy and timeouts apply
+	 * @param basePath the node all locks live under, e.g. {@code /distlock}
+	 * @throws dev.distlock.core.LockConfigurationException if the base path is invalid
+	 */
+	public ZooKeeperLockProvider(CuratorFramework client, String basePath) {
+		this(client, basePath, RECHECK);
+	}
+
+	ZooKeeperLockProvider(CuratorFramework client, String basePath, Duration recheck) {
+		this.client = client;
+		this.recheckNanos = recheck.toNanos();
+		this.paths = new LockNodePaths(basePath);
+		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "distlock-zookeeper-" + instances.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		client.getConnectionStateListenable().addListener(this.stateListener);
+	}
+
+	@Override
+	public String name() {
+		return "zookeeper";
+	}
+
+	@Override
+	public Set<LockType> supportedTypes() {
+		return TYPES;
+	}
+
+	/**
+	 * The mapping of keys to node paths this provider uses.
+	 * @return the paths
+	 */
+	public LockNodePaths paths() {
+		return this.paths;
+	}
+
+	/**
+	 * One attempt: queue a node, and take it back out unless it holds the lock at once.
+	 */
+	@Override
+	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+		HeldLock lock = queue(attempt, null);
+		return (lock != null) ? Acquisition.acquired(lock) : Acquisition.busy();
+	}
+
+	/**
+	 * Queues one node and waits in place: the node is created once and kept while the waiter watches the node
+	 * ahead of it, re-checking on every event and at least every {@link #RECHECK}; if the node vanishes (its session
+	 * expired), a new one is queued. A node that does not end up holding the lock is deleted before this returns or
+	 * throws.
+	 */
+	@Override
+	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+		return queue(attempt, waiter);
+	}
+
+	private @Nullable HeldLock queue(LockAttempt attempt, @Nullable LockWaiter waiter) throws Exception {
+		awaitConnection();
+		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
+		byte[] data = data(attempt, attempt.lease());
+		Wakeup wakeup = new Wakeup();
+		Set<String> watched = new HashSet<>();
+		String own = null;
+		long token = 0;
+		boolean granted = false;
+		try {
+			List<String> children = null;
+			long checkSent = 0;
+			while (true) {
+				if (own == null) {
+					Stat stat = new Stat();
+					long createSent = System.nanoTime();
+					own = this.client.create()
+						.storingStatIn(stat)
+						.creatingParentContainersIfNeeded()
+						.withProtection()
+						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+						.forPath(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data);
+					confirmed(createSent);
+					token = stat.getCzxid();
+					if (token == 0) {
+						// found again by its protection id after a lost reply: the stat was not filled in
+						Stat found = this.client.checkExists().forPath(own);
+						token = (found != null) ? found.getCzxid() : 0;
+					}
+					children = null;
+				}
+				if (children == null) {
+					attempt.markSent();
+					checkSent = System.nanoTime();
+					children = this.client.getChildren().forPath(lockPath);
+					confirmed(checkSent);
+				}
+				LockQueue.Position position = (token != 0) ? LockQueue.position(children,
+						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
+				if (position == null) {
+					// our node is gone (session expired, or deleted by an operator): queue again at the back
+					own = null;
+					continue;
+				}
+				if (position.granted()) {
+					if (position.announce() && !touch(own, data)) {
+						own = null;
+						continue;
+					}
+					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token, checkSent);
+					this.held.put(own, lock);
+					startSweeping();
+					granted = true;
+					return lock;
+				}
+				if (waiter == null || waiter.isTryOnce() || waiter.remaining().isZero()) {
+					return null;
+				}
+				unwatch(watched, wakeup);
+				boolean gone = false;
+				for (String name : position.watch()) {
+					String target = lockPath + "/" + name;
+					this.watcher.add(target, wakeup);
+					watched.add(target);
+					if (this.client.checkExists().usingWatcher(this.watcher).forPath(target) == null) {
+						gone = true;
+						break;
+					}
+				}
+				children = null;
+				if (gone) {
+					continue;
+				}
+				if (position.confirm()) {
+					// the watched node's grant, not only its deletion, moves us: re-read in case it came first
+					attempt.markSent();
+					long sent = System.nanoTime();
+					List<String> again = this.client.getChildren().forPath(lockPath);
+					confirmed(sent);
+					if (!position.equals(LockQueue.position(again, ZKPaths.getNodeFromPath(own), attempt.type(),
+							attempt.permits()))) {
+						checkSent = sent;
+						children = again;
+						continue;
+					}
+				}
+				long remaining = waiter.remaining().toNanos();
+				if (remaining <= 0) {
+					return null;
+				}
+				wakeup.await(Math.min(remaining, this.recheckNanos));
+			}
+		}
+		finally {
+			unwatch(watched, wakeup);
+			if (!granted && own != null) {
+				delete(own);
+			}
+		}
+	}
+
+	/**
+	 * Records that the servers answered a request sent at the given time, so they heard from the session then.
+	 * @param sentNanos when the request was sent
+	 */
+	private void confirmed(long sentNanos) {
+		// a lost race keeps an older time, which only makes the doubt window end earlier
+		if (sentNanos - this.lastConfirmedNanos > 0) {
+			this.lastConfirmedNanos = sentNanos;
+		}
+	}
+
+	private boolean touch(String path, byte[] data) throws Exception {
+		try {
+			this.client.setData().forPath(path, data);
+			return true;
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return false;
+		}
+	}
+
+	private void unwatch(Set<String> watched, Wakeup wakeup) {
+		for (String path : watched) {
+			this.watcher.remove(path, wakeup);
+		}
+		watched.clear();
+	}
+
+	private void awaitConnection() throws Exception {
+		if (this.client.getState() != CuratorFrameworkState.STARTED) {
+			throw new IllegalStateException("The CuratorFramework of the zookeeper lock provider is "
+					+ this.client.getState() + "; it must be started");
+		}
+		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
+		if (!zookeeper.isConnected()) {
+			int timeout = zookeeper.getConnectionTimeoutMs();
+			if (!this.client.blockUntilConnected(timeout, TimeUnit.MILLISECONDS)) {
+				throw new KeeperException.ConnectionLossException();
+			}
+		}
+	}
+
+	@Override
+	public boolean renew(HeldLock lock, Duration lease) throws Exception {
+		ZooKeeperHeldLock zkLock = (ZooKeeperHeldLock) lock;
+		if (zkLock.isFinished()) {
+			return false;
+		}
+		long sent = System.nanoTime();
+		try {
+			this.client.setData().forPath(zkLock.path(), data(zkLock.attempt(), lease));
+			confirmed(sent);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			if (zkLock.finish()) {
+				this.held.remove(zkLock.path(), zkLock);
+			}
+			return false;
+		}
+		return zkLock.renewed(sent, lease);
+	}
+
+	@Override
+	public void release(HeldLock lock) {
+		ZooKeeperHeldLock zkLock = (ZooKeeperHeldLock) lock;
+		zkLock.finish();
+		this.held.remove(zkLock.path(), zkLock);
+		delete(zkLock.path());
+	}
+
+	/**
+	 * Nothing is left to clean up: {@link #acquire(LockAttempt, LockWaiter)} deletes a node that does not hold the
+	 * lock before it returns or throws, and a create whose reply was lost is found or deleted by Curator's protected
+	 * mode.
+	 */
+	@Override
+	public void abandon(LockAttempt attempt) {
+	}
+
+	/**
+	 * Deletes a node of ours. While connected the delete is one direct call, so the lock is free when a release
+	 * returns; it bypasses Curator's retry loop, which would block a release for as long as the connection stays down.
+	 * If that call fails, or the client is disconnected or the thread interrupted, Curator's guaranteed delete takes
+	 * over: it keeps retrying in the background, also after a reconnect, until the node is gone, so a release while
+	 * disconnected returns at once and still never leaves a node that blocks the queue.
+	 */
+	private void delete(String path) {
+		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
+		if (zookeeper.isConnected() && !Thread.currentThread().isInterrupted()) {
+			try {
+				long sent = System.nanoTime();
+				zookeeper.getZooKeeper().delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1);
+				confirmed(sent);
+				return;
+			}
+			catch (KeeperException.NoNodeException ex) {
+				return;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (Exception ex) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Deleting lock node " + path + " failed; retrying in the background", ex);
+				}
+			}
+		}
+		deleteInBackground(path);
+	}
+
+	private void deleteInBackground(String path) {
+		try {
+			this.client.delete().quietly().guaranteed().inBackground().forPath(path);
+		}
+		catch (Exception ex) {
+			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
+		}
+	}
+
+	private void startSweeping() {
+		if (!this.sweeping.get() && this.sweeping.compareAndSet(false, true)) {
+			try {
+				this.scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// closed: held nodes now live as long as the session
+			}
+		}
+	}
+
+	/**
+	 * Ends the holds whose lease ran out. One periodic sweep rather than a timer per lock keeps acquire and release
+	 * free of scheduling; it acts on an expired lease at most {@value #SWEEP_MILLIS} ms late, which only delays the
+	 * next holder (the holder's own lease object expires on time).
+	 */
+	private void sweep() {
+		long now = System.nanoTime();
+		for (ZooKeeperHeldLock lock : this.held.values()) {
+			if (lock.expireIfDue(now)) {
+				this.held.remove(lock.path(), lock);
+				// the holder learns first; only then may another client get the lock
+				lock.attempt()
+					.reportLost("its lease of " + lock.lease() + " ran out before it was renewed or released");
+				deleteInBackground(lock.path());
+			}
+		}
+	}
+
+	private void loseAll(String reason) {
+		for (ZooKeeperHeldLock lock : this.held.values()) {
+			if (lock.finish()) {
+				this.held.remove(lock.path(), lock);
+				lock.attempt().reportLost(reason);
+				deleteInBackground(lock.path());
+			}
+		}
+	}
+
+	private void stateChanged(ConnectionState state) {
+		switch (state) {
+			case SUSPENDED -> suspended();
+			case LOST -> execute(() -> {
+				cancelDoubt();
+				if (!this.held.isEmpty()) {
+					logger.warn("ZooKeeper session lost: " + this.held.size() + " held lock(s) are lost");
+				}
+				loseAll("the ZooKeeper session expired; its nodes, and so the lock, are gone");
+				this.watcher.wakeAll();
+			});
+			case CONNECTED, RECONNECTED -> execute(() -> {
+				if (cancelDoubt() && !this.held.isEmpty()) {
+					logger.info("Reconnected to ZooKeeper; " + this.held.size() + " held lock(s) kept");
+				}
+				this.watcher.wakeAll();
+			});
+			default -> {
+			}
+		}
+	}
+
+	/**
+	 * Puts the held leases in doubt: they stay valid only while the servers cannot have expired the session yet. The
+	 * servers expire it a session timeout after they last heard from it, which was no earlier than the last request
+	 * they answered, and, because a client notices a silent connection after two thirds of the timeout, no earlier
+	 * than two thirds of it before now. A leader election, which keeps the session, usually ends well within that.
+	 */
+	private void suspended() {
+		long now = System.nanoTime();
+		long timeout = TimeUnit.MILLISECONDS.toNanos(sessionTimeoutMillis());
+		long safeUntil = Math.max(this.lastConfirmedNanos + timeout, now + timeout / 3) - timeout / 20;
+		long grace = Math.max(0, safeUntil - now);
+		if (!this.held.isEmpty()) {
+			logger.warn("Connection to ZooKeeper suspended: " + this.held.size() + " held lock(s) in doubt; they are "
+					+ "reported lost unless it comes back within " + TimeUnit.NANOSECONDS.toMillis(grace) + " ms");
+		}
+		try {
+			cancelDoubt();
+			this.doubt = this.scheduler.schedule(() -> {
+				if (!this.client.getZookeeperClient().isConnected()) {
+					loseAll("the connection to ZooKeeper was lost for " + TimeUnit.NANOSECONDS.toMillis(grace)
+							+ " ms, long enough for the servers to expire the session");
+				}
+			}, grace, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed
+		}
+	}
+
+	private int sessionTimeoutMillis() {
+		int negotiated = this.client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+		return (negotiated > 0) ? negotiated : this.client.getZookeeperClient().getConnectionTimeoutMs();
+	}
+
+	private boolean cancelDoubt() {
+		ScheduledFuture<?> pending = this.doubt;
+		this.doubt = null;
+		return pending != null && pending.cancel(false);
+	}
+
+	private void execute(Runnable task) {
+		try {
+			this.scheduler.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed
+		}
+	}
+
+	private static byte[] data(LockAttempt attempt, Duration lease) {
+		// the key goes last: everything after "key=" is the key, whatever characters it holds
+		return ("owner=" + attempt.owner() + "\nlease=" + lease + "\nkey=" + attempt.key())
+			.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Stops the expiry checks and session handling. Locks still held keep their nodes until released or until the
+	 * client's session ends.
+	 */
+	@Override
+	public void close() {
+		this.client.getConnectionStateListenable().removeListener(this.stateListener);
+		this.scheduler.shutdownNow();
+		this.watcher.wakeAll();
+	}
+
+	@Override
+	public String toString() {
+		return "ZooKeeperLockProvider[" + this.paths.basePath() + "]";
+	}
+
+	/** One waiter's wake-up flag; signals before the wait are kept, repeats collapse. */
+	private static final class Wakeup {
+
+		private final Semaphore signals = new Semaphore(0);
+
+		void signal() {
+			if (this.signals.availablePermits() == 0) {
+				this.signals.release();
+			}
+		}
+
+		void await(long nanos) throws InterruptedException {
+			if (this.signals.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+				this.signals.drainPermits();
+			}
+		}
+
+	}
+
+	/**
+	 * The provider's one watcher: ZooKeeper keeps a watcher once per path however often it is set, so waiters
+	 * register here by path instead, and a waiter that gave up leaves nothing behind but a one-shot watch.
+	 */
+	private static final class NodeWatcher implements Watcher {
+
+		private final Map<String, Set<Wakeup>> waiting = new ConcurrentHashMap<>();
+
+		void add(String path, Wakeup wakeup) {
+			this.waiting.compute(path, (p, set) -> {
+				Set<Wakeup> result = (set != null) ? set : ConcurrentHashMap.newKeySet();
+				result.add(wakeup);
+				return result;
+			});
+		}
+
+		void remove(String path, Wakeup wakeup) {
+			this.waiting.computeIfPresent(path, (p, set) -> {
+				set.remove(wakeup);
+				return set.isEmpty() ? null : set;
+			});
+		}
+
+		void wakeAll() {
+			this.waiting.values().forEach((set) -> set.forEach(Wakeup::signal));
+		}
+
+		@Override
+		public void process(WatchedEvent event) {
+			String path = event.getPath();
+			if (event.getType() == Event.EventType.None || path == null) {
+				wakeAll();
+				return;
+			}
+			Set<Wakeup> wakeups = this.waiting.get(path);
+			if (wakeups != null) {
+				wakeups.forEach(Wakeup::signal);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,262 @@
+package dev.distlock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.core.Lease;
+import dev.distlock.core.LeaseRenewer;
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockRequest;
+import dev.distlock.core.LockSettings;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockType;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What the ZooKeeper backend promises beyond the shared contract: key encoding on a real server, herd-free semaphore
+ * hand-over, fencing across a reaped lock node, and no orphan node after a release or a loss while disconnected.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ZooKeeperLockProviderTests {
+
+	private static TestingServer server;
+
+	private static CuratorFramework admin;
+
+	private final String basePath = "/t-" + UUID.randomUUID().toString().substring(0, 8);
+
+	private final List<CuratorFramework> clients = new ArrayList<>();
+
+	private final List<LockTemplate> templates = new ArrayList<>();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		server = ZooKeeperTestSupport.server();
+		admin = ZooKeeperTestSupport.client(server.getConnectString());
+	}
+
+	@AfterAll
+	static void stopServer() throws Exception {
+		admin.close();
+		server.close();
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.executor.shutdownNow();
+		this.templates.forEach(LockTemplate::close);
+		this.clients.forEach(CuratorFramework::close);
+	}
+
+	private LockTemplate process() throws Exception {
+		return process(ZooKeeperLockProvider.RECHECK, Duration.ofSeconds(30));
+	}
+
+	private LockTemplate process(Duration recheck, Duration watchdogLease) throws Exception {
+		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
+		this.clients.add(client);
+		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, this.basePath, recheck);
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
+				LockSettings.defaults().withKeyPrefix("").withWatchdog(watchdogLease, null), new LeaseRenewer(1),
+				List.of());
+		this.templates.add(template);
+		return template;
+	}
+
+	private List<String> lockNodes() {
+		return ZooKeeperTestSupport.lockNodes(admin, this.basePath, "");
+	}
+
+	private static LockRequest tryOnce(String key, LockType type) {
+		return LockRequest.builder(key).type(type).waitTime(Duration.ZERO).build();
+	}
+
+	@Test
+	void awkwardKeysAreSeparateLocksInsideTheBasePath() throws Exception {
+		LockTemplate a = process();
+		LockTemplate b = process();
+		List<String> keys = LockNodePathsTests.awkwardKeys().stream().filter((k) -> !k.isBlank()).toList();
+		List<Lease> leases = new ArrayList<>();
+		for (String key : keys) {
+			leases.add(a.tryAcquire(tryOnce(key, LockType.MUTEX))
+				.orElseThrow(() -> new AssertionError("another key's lock blocked " + key.length() + "-char key")));
+		}
+		List<String> nodes = lockNodes();
+		assertThat(nodes).as("one node per key, all under the base path").hasSize(keys.size())
+			.allMatch((path) -> path.startsWith(this.basePath + "/") && path.split("/").length == 5);
+		List<String> stored = new ArrayList<>();
+		for (String node : nodes) {
+			String data = new String(admin.getData().forPath(node), StandardCharsets.UTF_8);
+			stored.add(data.substring(data.indexOf("\nkey=") + 5));
+		}
+		// an unpaired surrogate has no UTF-8 form, so only the path (not the data) can tell that key apart
+		assertThat(stored).as("each node keeps its full key")
+			.containsAll(keys.stream().filter((k) -> !k.equals("\uD800")).toList());
+		for (String key : keys) {
+			assertThat(b.tryAcquire(tryOnce(key, LockType.MUTEX))).as("held key stays held").isEmpty();
+		}
+		leases.forEach(Lease::release);
+		assertThat(lockNodes()).isEmpty();
+		assertThat(admin.getChildren().forPath("/")).as("nothing created outside the base paths")
+			.allMatch((name) -> name.equals("zookeeper") || name.startsWith("t-"));
+	}
+
+	@Test
+	void semaphoreWaiterIsWokenByAnyHolderNotOnlyItsPredecessor() throws Exception {
+		// waiters must not need the periodic re-check: make it longer than the test may take
+		Duration noRecheck = Duration.ofMinutes(5);
+		List<LockTemplate> processes = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			processes.add(process(noRecheck, Duration.ofSeconds(30)));
+		}
+		// fixed leases: no renewal touches a node, so only the queue's own signals can wake a waiter
+		LockRequest twoPermits = LockRequest.builder("sem").type(LockType.SEMAPHORE).permits(2)
+			.lease(Duration.ofMinutes(2)).waitTime(Duration.ofSeconds(60)).build();
+		Lease first = processes.get(0).acquire(twoPermits);
+		Lease second = processes.get(1).acquire(twoPermits);
+		Future<Lease> third = this.executor.submit(() -> processes.get(2).acquire(twoPermits));
+		awaitNodes(3);
+		Future<Lease> fourth = this.executor.submit(() -> processes.get(3).acquire(twoPermits));
+		awaitNodes(4);
+		// let the fourth settle into watching the third before the queue moves
+		Thread.sleep(1000);
+		second.release();
+		Lease thirdLease = third.get(20, TimeUnit.SECONDS);
+		// the fourth now waits for the first or the third, though it was queued behind the third
+		first.release();
+		Lease fourthLease = fourth.get(20, TimeUnit.SECONDS);
+		assertThat(fourthLease.fencingToken()).isGreaterThan(thirdLease.fencingToken());
+		thirdLease.release();
+		fourthLease.release();
+		assertThat(lockNodes()).isEmpty();
+	}
+
+	private void awaitNodes(int count) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (lockNodes().size() != count) {
+			assertThat(System.nanoTime() - deadline).as("waiting for %d queue nodes", count).isNegative();
+			Thread.sleep(10);
+		}
+	}
+
+	@Test
+	void fencingTokensKeepIncreasingWhenTheLockNodeIsReaped() throws Exception {
+		LockTemplate a = process();
+		Lease before = a.acquire(tryOnce("reaped", LockType.MUTEX));
+		before.release();
+		// what the container reaper does to an empty lock: its sequence numbers start over, czxids do not
+		admin.delete().deletingChildrenIfNeeded().forPath(this.basePath);
+		Lease after = a.acquire(tryOnce("reaped", LockType.MUTEX));
+		assertThat(after.fencingToken()).isGreaterThan(before.fencingToken());
+		assertThat(lockNodes()).singleElement().asString().endsWith("lock-0000000000");
+		after.release();
+	}
+
+	@Test
+	void interruptedWaiterLeavesTheQueue() throws Exception {
+		LockTemplate a = process();
+		LockTemplate b = process();
+		Lease held = a.acquire(tryOnce("interrupt", LockType.FAIR));
+		CountDownLatch started = new CountDownLatch(1);
+		Future<Optional<Lease>> waiter = this.executor.submit(() -> {
+			started.countDown();
+			return b.tryAcquire(LockRequest.builder("interrupt").type(LockType.FAIR).waitTime(Duration.ofMinutes(1))
+				.build());
+		});
+		started.await();
+		awaitNodes(2);
+		waiter.cancel(true);
+		awaitNodes(1);
+		held.release();
+		assertThat(lockNodes()).isEmpty();
+		assertThatExceptionOfType(java.util.concurrent.CancellationException.class).isThrownBy(waiter::get);
+	}
+
+	@Test
+	void backendThatIsDownFailsWithinTheConnectionTimeout() throws Exception {
+		LockTemplate a = process();
+		server.stop();
+		try {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> a.acquire(LockRequest.builder("down").waitTime(Duration.ofSeconds(1)).build()));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+		}
+		finally {
+			server.restart();
+		}
+		a.acquire(tryOnce("down", LockType.MUTEX)).release();
+		assertThat(lockNodes()).isEmpty();
+	}
+
+	@Test
+	void releaseWhileDisconnectedLeavesNoNodeBehind() throws Exception {
+		LockTemplate a = process();
+		LockTemplate b = process();
+		Lease held = a.acquire(tryOnce("offline", LockType.MUTEX));
+		server.stop();
+		try {
+			long start = System.nanoTime();
+			held.release();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("release does not block while disconnected")
+				.isLessThan(Duration.ofSeconds(5));
+		}
+		finally {
+			server.restart();
+		}
+		Lease next = b.acquire(LockRequest.builder("offline").waitTime(Duration.ofSeconds(20)).build());
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		next.release();
+		assertThat(lockNodes()).isEmpty();
+	}
+
+	@Test
+	void leaseInDoubtForTooLongIsReportedLostAndItsNodeDeleted() throws Exception {
+		LockTemplate a = process();
+		LockTemplate b = process();
+		CuratorFramework holderClient = this.clients.get(0);
+		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
+		CountDownLatch lost = new CountDownLatch(1);
+		Lease held = a.acquire(tryOnce("doubt", LockType.MUTEX));
+		held.onLost(lost::countDown);
+		// the lease stays in doubt until a session timeout (10 s) after the last answered request: idle for a while
+		// first, so that it ends well before Curator gives the session up (a timeout after the disconnection)
+		Thread.sleep(5000);
+		server.stop();
+		try {
+			assertThat(lost.await(15, TimeUnit.SECONDS)).as("lease reported lost while disconnected").isTrue();
+			assertThat(held.isValid()).isFalse();
+		}
+		finally {
+			server.restart();
+		}
+		Lease next = b.acquire(LockRequest.builder("doubt").waitTime(Duration.ofSeconds(20)).build());
+		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId())
+			.as("the session survived: the node went because the holder deleted it").isEqualTo(session);
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		held.release();
+		next.release();
+		assertThat(lockNodes()).isEmpty();
+	}
+
+}

@@ -1,0 +1,101 @@
+package dev.distlock.zookeeper;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Clients and tree inspection for the ZooKeeper tests.
+ */
+public final class ZooKeeperTestSupport {
+
+	static {
+		// the in-process servers stand in for an ensemble; an fsync per write on a disk shared with other builds
+		// only adds seconds of random latency that the timing checks of the contract would mistake for bugs
+		System.setProperty("zookeeper.forceSync", "no");
+	}
+
+	private ZooKeeperTestSupport() {
+	}
+
+	/**
+	 * A started in-process server on a free port.
+	 * @return the server
+	 */
+	public static TestingServer server() throws Exception {
+		return new TestingServer(true);
+	}
+
+	/**
+	 * An ensemble of in-process servers, not started.
+	 * @param size the number of servers
+	 * @return the ensemble
+	 */
+	static TestingCluster cluster(int size) {
+		return new TestingCluster(size);
+	}
+
+	/**
+	 * A started client with short timeouts, connected.
+	 */
+	public static CuratorFramework client(String connectString) throws InterruptedException {
+		return client(connectString, 10_000);
+	}
+
+	static CuratorFramework client(String connectString, int sessionTimeoutMs) throws InterruptedException {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs(sessionTimeoutMs)
+			.connectionTimeoutMs(5_000)
+			.retryPolicy(new ExponentialBackoffRetry(100, 3))
+			.build();
+		client.start();
+		if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
+			client.close();
+			throw new IllegalStateException("Could not connect to ZooKeeper at " + connectString);
+		}
+		return client;
+	}
+
+	/**
+	 * Every queue node under the base path whose key segment starts with the given encoded prefix.
+	 * @return the nodes' paths
+	 */
+	static List<String> lockNodes(CuratorFramework client, String basePath, String encodedKeyPrefix) {
+		List<String> nodes = new ArrayList<>();
+		try {
+			for (String key : children(client, basePath)) {
+				if (!key.startsWith(encodedKeyPrefix)) {
+					continue;
+				}
+				for (String family : children(client, basePath + "/" + key)) {
+					String lockPath = basePath + "/" + key + "/" + family;
+					for (String node : children(client, lockPath)) {
+						nodes.add(lockPath + "/" + node);
+					}
+				}
+			}
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not list " + basePath, ex);
+		}
+		return nodes;
+	}
+
+	private static List<String> children(CuratorFramework client, String path) throws Exception {
+		try {
+			return client.getChildren().forPath(path);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return List.of();
+		}
+	}
+
+}
