@@ -21,9 +21,9 @@ import org.springframework.stereotype.Component;
 /**
  * A report that every instance schedules but only one builds at a time: the lock is tried once ({@code waitTime =
  * "0"}) and an instance that finds it taken skips the run ({@code onFailure = SKIP}) instead of waiting or failing.
- * Each run that happened is recorded with the instance that ran it. The job must take longer than the instances'
- * clocks and schedules differ by, or two instances could run one after the other; for "exactly once per period" keep
- * a record of the last period done, as {@code job_run} would allow.
+ * Each run is recorded with the instance that ran it. SKIP keeps runs from overlapping; it does not make them once per
+ * period: an instance whose schedule fires after another's run has finished runs again. For exactly one run per
+ * period, also record the period done (as {@code job_run} could) and check it under the lock.
  */
 @Component
 public class ReportJob {
