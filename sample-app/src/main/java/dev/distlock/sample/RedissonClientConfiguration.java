@@ -22,14 +22,12 @@ class RedissonClientConfiguration {
 
 	@Bean(destroyMethod = "shutdown")
 	RedissonClient redissonClient(DataRedisProperties redis) {
-		Config config = new Config();
+		Config config = new Config().setUsername(redis.getUsername()).setPassword(redis.getPassword());
 		String address = (redis.getUrl() != null) ? redis.getUrl()
 				: (redis.getSsl().isEnabled() ? "rediss://" : "redis://") + redis.getHost() + ":" + redis.getPort();
 		SingleServerConfig server = config.useSingleServer()
 			.setAddress(address)
-			.setDatabase(redis.getDatabase())
-			.setUsername(redis.getUsername())
-			.setPassword(redis.getPassword());
+			.setDatabase(redis.getDatabase());
 		if (redis.getTimeout() != null) {
 			server.setTimeout((int) redis.getTimeout().toMillis());
 		}
