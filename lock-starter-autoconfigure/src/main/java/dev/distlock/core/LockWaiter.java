@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -83,7 +82,7 @@ public final class LockWaiter {
 		if (this.tryOnce || System.nanoTime() - this.deadlineNanos >= 0) {
 			return null;
 		}
-		WakeUp wakeUp = new WakeUp();
+		WakeUpSignal wakeUp = new WakeUpSignal();
 		try (ReleaseSubscription subscription = provider.subscribe(attempt, wakeUp::signal)) {
 			boolean notified = subscription.isActive();
 			long backoff = this.settings.minBackoff().toNanos();
@@ -114,25 +113,6 @@ public final class LockWaiter {
 		// "equal jitter": half fixed, half random, so waiters of one key spread out but still back off
 		long half = Math.max(1, nanos / 2);
 		return half + ThreadLocalRandom.current().nextLong(half);
-	}
-
-	/** One waiter's wake-up flag; signals before the wait are kept, repeats collapse. */
-	private static final class WakeUp {
-
-		private final Semaphore signals = new Semaphore(0);
-
-		void signal() {
-			if (this.signals.availablePermits() == 0) {
-				this.signals.release();
-			}
-		}
-
-		void await(long nanos) throws InterruptedException {
-			if (this.signals.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
-				this.signals.drainPermits();
-			}
-		}
-
 	}
 
 }

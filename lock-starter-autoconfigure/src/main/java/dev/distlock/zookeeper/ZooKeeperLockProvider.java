@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +21,7 @@ import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.core.LockWaiter;
+import dev.distlock.core.WakeUpSignal;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.CuratorZookeeperClient;
@@ -179,7 +179,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		awaitConnection();
 		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
 		byte[] data = data(attempt, attempt.lease());
-		Wakeup wakeup = new Wakeup();
+		WakeUpSignal wakeup = new WakeUpSignal();
 		Set<String> watched = new HashSet<>();
 		String own = null;
 		long token = 0;
@@ -297,7 +297,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		}
 	}
 
-	private void unwatch(Set<String> watched, Wakeup wakeup) {
+	private void unwatch(Set<String> watched, WakeUpSignal wakeup) {
 		for (String path : watched) {
 			this.watcher.remove(path, wakeup);
 		}
@@ -527,42 +527,23 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		return "ZooKeeperLockProvider[" + this.paths.basePath() + "]";
 	}
 
-	/** One waiter's wake-up flag; signals before the wait are kept, repeats collapse. */
-	private static final class Wakeup {
-
-		private final Semaphore signals = new Semaphore(0);
-
-		void signal() {
-			if (this.signals.availablePermits() == 0) {
-				this.signals.release();
-			}
-		}
-
-		void await(long nanos) throws InterruptedException {
-			if (this.signals.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
-				this.signals.drainPermits();
-			}
-		}
-
-	}
-
 	/**
 	 * The provider's one watcher: ZooKeeper keeps a watcher once per path however often it is set, so waiters
 	 * register here by path instead, and a waiter that gave up leaves nothing behind but a one-shot watch.
 	 */
 	private static final class NodeWatcher implements Watcher {
 
-		private final Map<String, Set<Wakeup>> waiting = new ConcurrentHashMap<>();
+		private final Map<String, Set<WakeUpSignal>> waiting = new ConcurrentHashMap<>();
 
-		void add(String path, Wakeup wakeup) {
+		void add(String path, WakeUpSignal wakeup) {
 			this.waiting.compute(path, (p, set) -> {
-				Set<Wakeup> result = (set != null) ? set : ConcurrentHashMap.newKeySet();
+				Set<WakeUpSignal> result = (set != null) ? set : ConcurrentHashMap.newKeySet();
 				result.add(wakeup);
 				return result;
 			});
 		}
 
-		void remove(String path, Wakeup wakeup) {
+		void remove(String path, WakeUpSignal wakeup) {
 			this.waiting.computeIfPresent(path, (p, set) -> {
 				set.remove(wakeup);
 				return set.isEmpty() ? null : set;
@@ -570,7 +551,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		}
 
 		void wakeAll() {
-			this.waiting.values().forEach((set) -> set.forEach(Wakeup::signal));
+			this.waiting.values().forEach((set) -> set.forEach(WakeUpSignal::signal));
 		}
 
 		@Override
@@ -580,9 +561,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
 				wakeAll();
 				return;
 			}
-			Set<Wakeup> wakeups = this.waiting.get(path);
+			Set<WakeUpSignal> wakeups = this.waiting.get(path);
 			if (wakeups != null) {
-				wakeups.forEach(Wakeup::signal);
+				wakeups.forEach(WakeUpSignal::signal);
 			}
 		}
 

@@ -2,7 +2,6 @@ package dev.distlock.observability;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,16 +13,18 @@ import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockWaiter;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
 import dev.distlock.local.LocalLockProvider;
+import dev.distlock.test.ForwardingLockProvider;
 import dev.distlock.observability.RecordingObservationHandler.Recorded;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -210,27 +211,15 @@ class ObservationLockListenerTests {
 	}
 
 	/** Delegates to a real backend and records which observation is current when the core calls it to acquire. */
-	static final class ScopeRecordingProvider implements LockProvider {
-
-		private final LockProvider delegate;
+	static final class ScopeRecordingProvider extends ForwardingLockProvider {
 
 		private final ObservationRegistry registry;
 
 		final List<Observation.Context> seen = new CopyOnWriteArrayList<>();
 
 		ScopeRecordingProvider(LockProvider delegate, ObservationRegistry registry) {
-			this.delegate = delegate;
+			super(delegate);
 			this.registry = registry;
-		}
-
-		@Override
-		public String name() {
-			return this.delegate.name();
-		}
-
-		@Override
-		public Set<LockType> supportedTypes() {
-			return this.delegate.supportedTypes();
 		}
 
 		@Override
@@ -239,27 +228,13 @@ class ObservationLockListenerTests {
 			if (current != null) {
 				this.seen.add(current.getContext());
 			}
-			return this.delegate.tryAcquire(attempt);
+			return delegate().tryAcquire(attempt);
 		}
 
 		@Override
-		public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
-			return this.delegate.subscribe(attempt, listener);
-		}
-
-		@Override
-		public boolean renew(HeldLock lock, Duration lease) throws Exception {
-			return this.delegate.renew(lock, lease);
-		}
-
-		@Override
-		public void release(HeldLock lock) throws Exception {
-			this.delegate.release(lock);
-		}
-
-		@Override
-		public void abandon(LockAttempt attempt) {
-			this.delegate.abandon(attempt);
+		public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+			// run the core's wait loop over this wrapper, so that every attempt passes through tryAcquire above
+			return waiter.await(this, attempt);
 		}
 
 	}

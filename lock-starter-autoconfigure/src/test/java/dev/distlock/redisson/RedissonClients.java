@@ -1,19 +1,13 @@
 package dev.distlock.redisson;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
-import dev.distlock.core.Acquisition;
+import dev.distlock.test.ForwardingLockProvider;
 import dev.distlock.test.TestServers;
-import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -59,47 +53,19 @@ final class RedissonClients {
 		return new OwningProvider(delegate, client);
 	}
 
-	private record OwningProvider(LockProvider delegate, RedissonClient client) implements LockProvider {
+	private static final class OwningProvider extends ForwardingLockProvider {
 
-		@Override
-		public String name() {
-			return this.delegate.name();
-		}
+		private final RedissonClient client;
 
-		@Override
-		public Set<LockType> supportedTypes() {
-			return this.delegate.supportedTypes();
-		}
-
-		@Override
-		public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-			return this.delegate.tryAcquire(attempt);
-		}
-
-		@Override
-		public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-			return this.delegate.acquire(attempt, waiter);
-		}
-
-		@Override
-		public boolean renew(HeldLock lock, Duration lease) throws Exception {
-			return this.delegate.renew(lock, lease);
-		}
-
-		@Override
-		public void release(HeldLock lock) throws Exception {
-			this.delegate.release(lock);
-		}
-
-		@Override
-		public void abandon(LockAttempt attempt) {
-			this.delegate.abandon(attempt);
+		OwningProvider(LockProvider delegate, RedissonClient client) {
+			super(delegate);
+			this.client = client;
 		}
 
 		@Override
 		public void close() {
 			try {
-				this.delegate.close();
+				delegate().close();
 			}
 			finally {
 				shutdown(this.client);

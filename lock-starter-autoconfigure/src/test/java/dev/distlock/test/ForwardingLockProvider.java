@@ -1,0 +1,82 @@
+package dev.distlock.test;
+
+import java.time.Duration;
+import java.util.Set;
+
+import dev.distlock.core.Acquisition;
+import dev.distlock.core.HeldLock;
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockProvider;
+import dev.distlock.core.LockType;
+import dev.distlock.core.LockWaiter;
+import dev.distlock.core.ReleaseSubscription;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A provider that forwards every call to a real one; test fixtures extend it and override only what they observe or
+ * change, so that none of them forgets to forward an SPI method.
+ */
+public abstract class ForwardingLockProvider implements LockProvider {
+
+	private final LockProvider delegate;
+
+	protected ForwardingLockProvider(LockProvider delegate) {
+		this.delegate = delegate;
+	}
+
+	protected LockProvider delegate() {
+		return this.delegate;
+	}
+
+	@Override
+	public String name() {
+		return this.delegate.name();
+	}
+
+	@Override
+	public Set<LockType> supportedTypes() {
+		return this.delegate.supportedTypes();
+	}
+
+	@Override
+	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+		return this.delegate.tryAcquire(attempt);
+	}
+
+	@Override
+	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+		return this.delegate.acquire(attempt, waiter);
+	}
+
+	@Override
+	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
+		return this.delegate.subscribe(attempt, listener);
+	}
+
+	@Override
+	public boolean renew(HeldLock lock, Duration lease) throws Exception {
+		return this.delegate.renew(lock, lease);
+	}
+
+	@Override
+	public void release(HeldLock lock) throws Exception {
+		this.delegate.release(lock);
+	}
+
+	@Override
+	public void abandon(LockAttempt attempt) {
+		this.delegate.abandon(attempt);
+	}
+
+	@Override
+	public void checkHealth(LockAttempt probe) throws Exception {
+		this.delegate.checkHealth(probe);
+	}
+
+	@Override
+	public void close() {
+		this.delegate.close();
+	}
+
+}
