@@ -2,7 +2,7 @@
 # Runs every benchmark of distlock and its peers in one go and writes benchmarks/RESULTS.md and
 # benchmarks/results.json.
 #
-#   benchmarks/run.sh           full run (~20-25 min on 2 cores): JMH 2 x 2 s warm-up, 3 x 3 s measurement per
+#   benchmarks/run.sh           full run (~25 min on 2 cores): JMH 3 x 3 s warm-up, 3 x 3 s measurement per
 #                               subject and shape; handoff: up to 300 handoffs (30 s) per subject
 #   benchmarks/run.sh --quick   smoke run (~7 min, mostly JVM and application start-up): no warm-up, one 1 s
 #                               measurement; 20 handoffs (5 s) per subject
@@ -34,7 +34,7 @@ if [ "$MODE" = quick ]; then
   JMH_TIMES=(-f 1 -wi 0 -i 1 -r 1s)
   HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
 else
-  JMH_TIMES=(-f 1 -wi 2 -w 2s -i 3 -r 3s)
+  JMH_TIMES=(-f 1 -wi 3 -w 3s -i 3 -r 3s)
   HANDOFF=(300 30 5 30)
 fi
 
