@@ -15,7 +15,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@code diag-sdr-scripts} (diagnostic, not a peer): the ceiling's two scripts run through Spring Data Redis's
  * {@link StringRedisTemplate} instead of raw Lettuce, on the same kind of connection factory distlock's Redis backend
  * uses. The gap to {@code ceiling-lettuce} is what the template path costs; the gap from here to distlock is the rest
- * of distlock.
+ * of distlock. {@code diag-sdr-scripts-exposed} sets {@code exposeConnection}, which skips the per-call connection
+ * proxy.
  */
 final class SpringDataRedisScripts implements Subject {
 
@@ -35,12 +36,14 @@ final class SpringDataRedisScripts implements Subject {
 
 	private final Map<String, ReentrantLock> local = new ConcurrentHashMap<>();
 
-	SpringDataRedisScripts(BenchConfig config) {
+	SpringDataRedisScripts(BenchConfig config, boolean exposeConnection) {
 		this.connectionFactory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(config.redisHost(), config.redisPort()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.redis = new StringRedisTemplate(this.connectionFactory);
+		// false (the default) wraps every call's connection in a close-suppressing JDK proxy
+		this.redis.setExposeConnection(exposeConnection);
 		this.config = config;
 	}
 

@@ -38,6 +38,7 @@ public final class Subjects {
 		// diagnostics: where the time between the ceiling and distlock goes
 		REQUIRES.put("diag-sdr-scripts", "org.springframework.data.redis.core.StringRedisTemplate");
 		REQUIRES.put("diag-redis-provider", "dev.distlock.redis.RedisLockProvider");
+		REQUIRES.put("diag-sdr-scripts-exposed", "org.springframework.data.redis.core.StringRedisTemplate");
 	}
 
 	private Subjects() {
@@ -70,7 +71,8 @@ public final class Subjects {
 			case "distlock-local-template" -> new Distlock(config, "local", Map.of(), false, (runId) -> () -> {
 			});
 			case "plain-call" -> new PlainCall();
-			case "diag-sdr-scripts" -> new SpringDataRedisScripts(config);
+			case "diag-sdr-scripts" -> new SpringDataRedisScripts(config, false);
+			case "diag-sdr-scripts-exposed" -> new SpringDataRedisScripts(config, true);
 			case "diag-redis-provider" -> new RedisProviderDirect(config);
 			default -> throw new IllegalArgumentException("Unknown or not yet wired subject '" + name + "'");
 		};
