@@ -1,0 +1,144 @@
+package dev.distlock.bench;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+/**
+ * The subjects by their names in {@code results.json}, and which of them this build can run (a distlock backend
+ * exists once its provider class is on the classpath). {@code main} prints the runnable ones, one a line, for
+ * {@code run.sh}.
+ */
+public final class Subjects {
+
+	/** Every subject, in report order, with the classes (comma-separated) that must exist for it to run. */
+	static final Map<String, String> REQUIRES = new LinkedHashMap<>();
+
+	static {
+		REQUIRES.put("ceiling-lettuce", "io.lettuce.core.RedisClient");
+		REQUIRES.put("distlock-redis-template", "dev.distlock.redis.RedisLockProvider");
+		REQUIRES.put("distlock-redis-annotation", "dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
+		REQUIRES.put("distlock-redisson", "dev.distlock.redisson.RedissonLockProvider");
+		REQUIRES.put("redisson-rlock", "org.redisson.api.RLock");
+		REQUIRES.put("si-redis-spin", "org.springframework.integration.redis.util.RedisLockRegistry");
+		REQUIRES.put("si-redis-pubsub", "org.springframework.integration.redis.util.RedisLockRegistry");
+		REQUIRES.put("lock4j", "com.baomidou.lock.LockTemplate");
+		REQUIRES.put("distlock-zookeeper", "dev.distlock.zookeeper.ZooKeeperLockProvider");
+		REQUIRES.put("curator-mutex", "org.apache.curator.framework.recipes.locks.InterProcessMutex");
+		REQUIRES.put("distlock-jdbc-postgres", "dev.distlock.jdbc.JdbcLockProvider");
+		REQUIRES.put("si-jdbc-postgres", "org.springframework.integration.jdbc.lock.JdbcLockRegistry");
+		REQUIRES.put("distlock-local-annotation", "dev.distlock.annotation.DistributedLock");
+		REQUIRES.put("distlock-local-template", "dev.distlock.local.LocalLockProvider");
+		REQUIRES.put("plain-call", "dev.distlock.bench.Work");
+		// diagnostics: where the time between the ceiling and distlock goes
+		REQUIRES.put("diag-sdr-scripts", "org.springframework.data.redis.core.StringRedisTemplate");
+		REQUIRES.put("diag-redis-provider", "dev.distlock.redis.RedisLockProvider");
+	}
+
+	private Subjects() {
+	}
+
+	/**
+	 * Starts a subject.
+	 * @param name its name
+	 * @param config servers and run id
+	 * @return the subject, to close after use
+	 * @throws Exception if it could not start
+	 */
+	public static Subject open(String name, BenchConfig config) throws Exception {
+		return switch (name) {
+			case "ceiling-lettuce" -> new LettuceCeiling(config);
+			case "distlock-redis-template" -> distlockRedis(config, false);
+			case "distlock-redis-annotation" -> distlockRedis(config, true);
+			case "distlock-redisson" -> new Distlock(config, "redisson", Map.of("bench.redisson.address", config.redisUri()),
+					false, redisCleanup(config), RedissonClientConfiguration.class);
+			case "redisson-rlock" -> new RedissonRLock(config);
+			case "si-redis-spin" -> new SpringIntegrationRedis(config, RedisLockType.SPIN_LOCK);
+			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
+			case "lock4j" -> new Lock4jSubject(config);
+			case "distlock-zookeeper" -> distlockZooKeeper(config);
+			case "curator-mutex" -> new CuratorMutex(config);
+			case "distlock-jdbc-postgres" -> distlockJdbc(config);
+			case "si-jdbc-postgres" -> new SpringIntegrationJdbc(config);
+			case "distlock-local-annotation" -> new Distlock(config, "local", Map.of(), true, (runId) -> () -> {
+			});
+			case "distlock-local-template" -> new Distlock(config, "local", Map.of(), false, (runId) -> () -> {
+			});
+			case "plain-call" -> new PlainCall();
+			case "diag-sdr-scripts" -> new SpringDataRedisScripts(config);
+			case "diag-redis-provider" -> new RedisProviderDirect(config);
+			default -> throw new IllegalArgumentException("Unknown or not yet wired subject '" + name + "'");
+		};
+	}
+
+	private static Subject distlockRedis(BenchConfig config, boolean annotated) throws Exception {
+		return new Distlock(config, "redis",
+				Map.of("spring.data.redis.host", config.redisHost(), "spring.data.redis.port", config.redisPort()),
+				annotated, redisCleanup(config));
+	}
+
+	private static Subject distlockZooKeeper(BenchConfig config) throws Exception {
+		ZooKeeperServer server = ZooKeeperServer.start(config);
+		try {
+			return new Distlock(config, "zookeeper", Map.of("distlock.zookeeper.connect-string", server.connectString(),
+					"distlock.zookeeper.base-path", "/bench-" + config.runId()), false, (runId) -> server);
+		}
+		catch (Exception | Error ex) {
+			server.close();
+			throw ex;
+		}
+	}
+
+	private static Subject distlockJdbc(BenchConfig config) throws Exception {
+		Map<String, Object> properties = new HashMap<>();
+		properties.put("spring.datasource.url", config.pgUrl());
+		properties.put("spring.datasource.username", config.pgUser());
+		properties.put("spring.datasource.password", config.pgPassword());
+		properties.put("spring.datasource.hikari.maximum-pool-size", 10);
+		properties.put("distlock.jdbc.table-name", DistlockJdbcTable.NAME);
+		properties.put("distlock.jdbc.initialize-schema", "always");
+		// the two processes of a handoff may both create the table; one of them loses that race harmlessly
+		properties.put("distlock.jdbc.continue-on-error", true);
+		return new Distlock(config, "jdbc", properties, false, (runId) -> () -> DistlockJdbcTable.delete(config, runId));
+	}
+
+	private static Function<String, AutoCloseable> redisCleanup(BenchConfig config) {
+		return (runId) -> () -> RedisKeys.deleteMatching(config, "*" + runId + "*");
+	}
+
+	/**
+	 * The subjects this build can run.
+	 * @return their names
+	 */
+	public static List<String> available() {
+		return REQUIRES.entrySet()
+			.stream()
+			.filter((entry) -> Arrays.stream(entry.getValue().split(",")).allMatch(Subjects::isPresent))
+			.map(Map.Entry::getKey)
+			.toList();
+	}
+
+	private static boolean isPresent(String className) {
+		try {
+			Class.forName(className, false, Subjects.class.getClassLoader());
+			return true;
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Prints the runnable subjects, one a line.
+	 * @param args unused
+	 */
+	public static void main(String[] args) {
+		available().forEach(System.out::println);
+	}
+
+}
