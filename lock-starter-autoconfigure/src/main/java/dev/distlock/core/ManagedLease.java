@@ -315,7 +315,10 @@ final class ManagedLease implements Lease {
 				+ ") was lost: " + reason);
 		this.template.fireLost(this, reason);
 		for (Runnable callback : this.lostCallbacks) {
-			runCallback(callback);
+			// removal decides who runs it, so a callback added concurrently by onLost runs exactly once
+			if (this.lostCallbacks.remove(callback)) {
+				runCallback(callback);
+			}
 		}
 		Thread target = this.worker;
 		if (target != null && this.template.settings().onLeaseLost() == LockSettings.LeaseLostAction.INTERRUPT) {
