@@ -57,11 +57,8 @@ public final class LockContext {
 	 * @param lease the lease pushed
 	 */
 	public static void pop(@Nullable Lease lease) {
-		Deque<Lease> leases = LEASES.get();
-		leases.remove(lease);
-		if (leases.isEmpty()) {
-			LEASES.remove();
-		}
+		// the (empty) deque stays with the thread: dropping it would allocate a new one on every guarded call
+		LEASES.get().remove(lease);
 	}
 
 }
