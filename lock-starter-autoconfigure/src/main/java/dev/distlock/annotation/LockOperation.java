@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
+import dev.distlock.core.AsyncHold;
 import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
@@ -52,6 +53,8 @@ public final class LockOperation {
 
 	private final @Nullable AsyncResultHandler async;
 
+	private final @Nullable AsyncHold<Object> asyncHold;
+
 	private final @Nullable Reactive reactive;
 
 	LockOperation(Method method, Class<?> targetClass, String name, LockKeyResolver.@Nullable CompiledKey key,
@@ -79,6 +82,8 @@ public final class LockOperation {
 		this.onFailure = onFailure;
 		this.fallback = fallback;
 		this.async = async;
+		this.asyncHold = (async != null) ? (result, held, completion) -> async.whenComplete(result,
+				completion::complete) : null;
 		this.reactive = reactive;
 	}
 
@@ -178,6 +183,14 @@ public final class LockOperation {
 	 */
 	@Nullable AsyncResultHandler async() {
 		return this.async;
+	}
+
+	/**
+	 * How the template holds the lock until an asynchronous result completes.
+	 * @return the hold, or {@code null} for synchronous methods
+	 */
+	@Nullable AsyncHold<Object> asyncHold() {
+		return this.asyncHold;
 	}
 
 	/**

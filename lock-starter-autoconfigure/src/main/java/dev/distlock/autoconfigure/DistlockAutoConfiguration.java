@@ -46,14 +46,15 @@ public final class DistlockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LockTemplate lockTemplate(ObjectProvider<LockProvider> providers, DistlockProperties properties,
+	LockTemplate lockTemplate(ObjectProvider<LockProvider<?>> providers, DistlockProperties properties,
 			LockSettings settings, LeaseRenewer renewer, ObjectProvider<LockListener> listeners) {
-		List<LockProvider> available = providers.orderedStream().toList();
+		List<LockProvider<?>> available = providers.orderedStream().toList();
 		return new LockTemplate(available, chooseDefault(properties.getProvider(), available), settings, renewer,
 				listeners.orderedStream().toList());
 	}
 
-	static String chooseDefault(@org.jspecify.annotations.Nullable String configured, List<LockProvider> available) {
+	static String chooseDefault(@org.jspecify.annotations.Nullable String configured,
+			List<LockProvider<?>> available) {
 		List<String> names = available.stream().map(LockProvider::name).toList();
 		if (configured != null && !configured.isBlank()) {
 			if (!names.contains(configured.trim())) {

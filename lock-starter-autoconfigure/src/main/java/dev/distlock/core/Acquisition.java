@@ -6,34 +6,36 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The outcome of one acquire attempt ({@link LockProvider#tryAcquire(LockAttempt)}): granted with a
+ * The outcome of one acquire attempt ({@link TryOnceLockProvider#tryAcquire(LockAttempt)}): granted with a
  * {@link HeldLock}, or busy with an optional hint of how long the current holder's lease has left.
  *
+ * @param <H> the backend's handle type
  * @since 0.1.0
  */
-public final class Acquisition {
+public final class Acquisition<H extends HeldLock> {
 
-	private static final Acquisition BUSY = new Acquisition(null, null);
+	private static final Acquisition<?> BUSY = new Acquisition<>(null, null);
 
-	private final @Nullable HeldLock lock;
+	private final @Nullable H lock;
 
 	private final @Nullable Duration retryAfter;
 
-	private Acquisition(@Nullable HeldLock lock, @Nullable Duration retryAfter) {
+	private Acquisition(@Nullable H lock, @Nullable Duration retryAfter) {
 		this.lock = lock;
 		this.retryAfter = retryAfter;
 	}
 
-	public static Acquisition acquired(HeldLock lock) {
-		return new Acquisition(Objects.requireNonNull(lock, "lock"), null);
+	public static <H extends HeldLock> Acquisition<H> acquired(H lock) {
+		return new Acquisition<>(Objects.requireNonNull(lock, "lock"), null);
 	}
 
 	/**
 	 * Busy, with no idea when it frees.
 	 * @return the busy outcome
 	 */
-	public static Acquisition busy() {
-		return BUSY;
+	@SuppressWarnings("unchecked")
+	public static <H extends HeldLock> Acquisition<H> busy() {
+		return (Acquisition<H>) BUSY;
 	}
 
 	/**
@@ -42,8 +44,8 @@ public final class Acquisition {
 	 * @param retryAfter time left on the holder's lease, or {@code null} if unknown
 	 * @return the busy outcome
 	 */
-	public static Acquisition busy(@Nullable Duration retryAfter) {
-		return (retryAfter != null) ? new Acquisition(null, retryAfter) : BUSY;
+	public static <H extends HeldLock> Acquisition<H> busy(@Nullable Duration retryAfter) {
+		return (retryAfter != null) ? new Acquisition<>(null, retryAfter) : busy();
 	}
 
 	public boolean isAcquired() {
@@ -55,7 +57,7 @@ public final class Acquisition {
 	 * @return the lock
 	 * @throws IllegalStateException if the attempt was not granted
 	 */
-	public HeldLock lock() {
+	public H lock() {
 		if (this.lock == null) {
 			throw new IllegalStateException("Acquisition was not granted");
 		}

@@ -26,9 +26,10 @@ public record LeaseInfo(String key, @Nullable String name, LockType type, String
 		String holderThread, Instant acquiredAt, Instant expiresAt, long renewals, boolean watchdog, boolean valid,
 		@Nullable String lostReason) {
 
-	static LeaseInfo of(ManagedLease lease) {
-		return new LeaseInfo(lease.key(), lease.name(), lease.type(), lease.providerName(), lease.fencingToken(),
-				lease.attempt().owner(), lease.ownerThread().getName(), lease.acquiredAt(), lease.expiresAt(),
+	static LeaseInfo of(ManagedLease<?> lease) {
+		Instant acquiredAt = Instant.now().minusNanos(System.nanoTime() - lease.acquiredNanos());
+		return new LeaseInfo(lease.key(), lease.name(), lease.type(), lease.provider().name(), lease.fencingToken(),
+				lease.attempt().owner(), lease.ownerThread().getName(), acquiredAt, lease.expiresAt(),
 				lease.renewals(), lease.isWatchdog(), lease.isValid(), lease.lostReason());
 	}
 

@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
 import java.time.Duration;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,13 +22,17 @@ public final class LockAttempt {
 
 	private final Duration lease;
 
-	private final String owner;
+	private final String ownerPrefix;
+
+	private final long ownerSequence;
+
+	private @Nullable String owner; // built on first use: in-JVM backends never need the string
 
 	private volatile long sentNanos;
 
 	private volatile boolean sentMarked;
 
-	private volatile @Nullable Consumer<String> lossHandler;
+	private volatile @Nullable ManagedLease<?> boundLease;
 
 	private volatile @Nullable String lostReason;
 
@@ -42,11 +45,16 @@ public final class LockAttempt {
 	 * @param owner the unique owner token
 	 */
 	public LockAttempt(String key, LockType type, int permits, Duration lease, String owner) {
+		this(key, type, permits, lease, owner, -1);
+	}
+
+	LockAttempt(String key, LockType type, int permits, Duration lease, String ownerPrefix, long ownerSequence) {
 		this.key = key;
 		this.type = type;
 		this.permits = permits;
 		this.lease = lease;
-		this.owner = owner;
+		this.ownerPrefix = ownerPrefix;
+		this.ownerSequence = ownerSequence;
 	}
 
 	/**
@@ -78,13 +86,18 @@ public final class LockAttempt {
 	 * @return the owner token
 	 */
 	public String owner() {
-		return this.owner;
+		String value = this.owner;
+		if (value == null) {
+			value = (this.ownerSequence < 0) ? this.ownerPrefix : this.ownerPrefix + this.ownerSequence;
+			this.owner = value;
+		}
+		return value;
 	}
 
 	/**
 	 * Records that a request that may grant the lock is about to be sent. The lease's expiry is measured from the
 	 * last such mark, because the backend cannot have started the lease earlier. The core's wait loop marks every
-	 * attempt; a backend that owns its waiting should call this before each request that may grant the lock (if it
+	 * attempt; a backend that owns its waiting must call this before each request that may grant the lock (if it
 	 * never does, the core measures from when {@code acquire} returned, which is later by up to one round trip).
 	 */
 	public void markSent() {
@@ -104,24 +117,24 @@ public final class LockAttempt {
 	public void reportLost(String reason) {
 		if (this.lostReason == null) {
 			this.lostReason = reason;
-			Consumer<String> handler = this.lossHandler;
-			if (handler != null) {
-				handler.accept(reason);
+			ManagedLease<?> current = this.boundLease;
+			if (current != null) {
+				current.markLost(reason);
 			}
 		}
 	}
 
-	void onLoss(Consumer<String> handler) {
-		this.lossHandler = handler;
+	void bind(ManagedLease<?> lease) {
+		this.boundLease = lease;
 		String reason = this.lostReason;
 		if (reason != null) {
-			handler.accept(reason);
+			lease.markLost(reason);
 		}
 	}
 
 	@Override
 	public String toString() {
-		return this.type + " '" + this.key + "' for " + this.owner;
+		return this.type + " '" + this.key + "' for " + owner();
 	}
 
 }

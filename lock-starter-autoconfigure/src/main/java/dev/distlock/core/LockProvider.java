@@ -1,31 +1,35 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The backend SPI: one implementation per backend, driven by {@link LockTemplate}. The core owns everything that is
- * not backend-specific: re-entry, local queueing of threads that want the same key, leases and their renewal,
- * lost-lease handling, and (unless a backend overrides {@link #acquire}) the wait loop. A backend supplies:
+ * not backend-specific: re-entry, local queueing of threads that want the same key, leases, their clock and their
+ * renewal, lost-lease handling. A backend supplies:
  * <ul>
- * <li>{@link #tryAcquire(LockAttempt)}: one atomic attempt, one round trip, that grants the lock with a fencing token
- * or reports it busy;</li>
- * <li>{@link #subscribe}: optionally, a release notification so waiters need not poll;</li>
- * <li>{@link #renew} and {@link #release}: owner-only, atomic;</li>
+ * <li>{@link #acquire(LockAttempt, LockWaiter)}: acquire, waiting at most until the waiter's deadline. Backends that
+ * must own their waiting (a place in a ZooKeeper or fair queue that must be kept between wake-ups) implement this
+ * interface directly. Thin backends implement {@link TryOnceLockProvider} instead, which supplies one attempt and
+ * an optional release notification and lets the core run the wait loop;</li>
+ * <li>{@link #renew} and {@link #release}: owner-only, atomic; {@link #renew(List, Duration)} renews many leases in
+ * one backend call where the backend can;</li>
  * <li>{@link #abandon(LockAttempt)}: clean up after an attempt the core gave up on (a reply that was lost, a queue
- * place).</li>
+ * place). The core calls it in the background, never on the caller's thread.</li>
  * </ul>
- * Backends that must own their waiting (a place in a ZooKeeper or fair queue that must be kept between wake-ups)
- * override {@link #acquire(LockAttempt, LockWaiter)} instead and use the waiter only for its deadline.
+ * A granted lock is a handle of the backend's own type {@code H}; the core hands the same object back to
+ * {@link #renew} and {@link #release}, so backends never downcast.
  * <p>
  * Implementations are thread-safe. Every method may be called from any thread: ownership is the attempt's
  * {@link LockAttempt#owner() owner token}, never the calling thread.
  *
+ * @param <H> the backend's handle on a granted lock
  * @since 0.1.0
  */
-public interface LockProvider {
+public interface LockProvider<H extends HeldLock> {
 
 	/**
 	 * The name users select this provider by ({@code distlock.provider}, {@code @DistributedLock(provider = ...)}).
@@ -40,39 +44,16 @@ public interface LockProvider {
 	Set<LockType> supportedTypes();
 
 	/**
-	 * One acquire attempt: grants the lock or reports it busy, without waiting.
+	 * Acquires, waiting at most until the waiter's deadline ({@link LockWaiter#isTryOnce()}: one attempt). Call
+	 * {@link LockAttempt#markSent()} before every request that may grant the lock: the lease is counted from there.
 	 * @param attempt what to acquire
-	 * @return the outcome
+	 * @param waiter the deadline
+	 * @return the granted lock, or {@code null} if the deadline passed
+	 * @throws InterruptedException if the waiting thread was interrupted
 	 * @throws Exception if the backend failed; the outcome is then unknown and the core calls
 	 * {@link #abandon(LockAttempt)}
 	 */
-	Acquisition tryAcquire(LockAttempt attempt) throws Exception;
-
-	/**
-	 * Acquires, waiting at most until the waiter's deadline. The default runs the core's wait loop
-	 * ({@link LockWaiter#await(LockProvider, LockAttempt)}): attempts, release notifications and capped backoff.
-	 * @param attempt what to acquire
-	 * @param waiter the deadline and the core's wait loop
-	 * @return the granted lock, or {@code null} if the deadline passed
-	 * @throws InterruptedException if the waiting thread was interrupted
-	 * @throws Exception if the backend failed
-	 */
-	default @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-		return waiter.await(this, attempt);
-	}
-
-	/**
-	 * Subscribes to release notifications of the attempt's lock. The listener may be called from any thread, may be
-	 * called spuriously, and must be cheap. Backends without notifications keep the default, which makes waiters poll
-	 * with capped exponential backoff and jitter.
-	 * @param attempt the attempt that waits
-	 * @param listener called when the lock may have been freed
-	 * @return the subscription
-	 * @throws Exception if subscribing failed
-	 */
-	default ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
-		return ReleaseSubscription.NONE;
-	}
+	@Nullable H acquire(LockAttempt attempt, LockWaiter waiter) throws Exception;
 
 	/**
 	 * Extends the lease of a held lock to {@code lease} from now, only if the owner still holds it.
@@ -81,7 +62,23 @@ public interface LockProvider {
 	 * @return {@code true} if extended, {@code false} if the owner no longer holds the lock
 	 * @throws Exception if the backend failed (the outcome is unknown; the core retries until the lease ends)
 	 */
-	boolean renew(HeldLock lock, Duration lease) throws Exception;
+	boolean renew(H lock, Duration lease) throws Exception;
+
+	/**
+	 * Renews many leases at once: what the watchdog sends when renewals fall due together. Override it where the
+	 * backend can do it in one round trip (a script, a pipeline, one statement); the default renews one by one.
+	 * @param locks the held locks, at most a thousand
+	 * @param lease the new lease of each, from now
+	 * @return for each lock, in order, whether it was renewed ({@code false}: its owner no longer holds it)
+	 * @throws Exception if the backend failed; every outcome is then unknown
+	 */
+	default boolean[] renew(List<H> locks, Duration lease) throws Exception {
+		boolean[] renewed = new boolean[locks.size()];
+		for (int i = 0; i < renewed.length; i++) {
+			renewed[i] = renew(locks.get(i), lease);
+		}
+		return renewed;
+	}
 
 	/**
 	 * Releases a held lock, only if its owner still holds it (a stale owner never frees another's lock), and wakes
@@ -89,36 +86,35 @@ public interface LockProvider {
 	 * @param lock the held lock
 	 * @throws Exception if the backend failed
 	 */
-	void release(HeldLock lock) throws Exception;
+	void release(H lock) throws Exception;
 
 	/**
 	 * Cleans up after an attempt the core gave up on: the wait timed out, or an attempt failed with an exception so
 	 * the lock may have been granted without the reply arriving. Release anything held under the attempt's owner
-	 * token and leave any wait queue. Best-effort; must not throw.
+	 * token and leave any wait queue. Best-effort; must not throw. Runs in the background.
 	 * @param attempt the abandoned attempt
 	 */
 	default void abandon(LockAttempt attempt) {
 	}
 
 	/**
-	 * Checks that the backend answers, for health indicators and the {@code locks} endpoint. The default makes one
-	 * real round trip: a {@link #tryAcquire} of the probe, released at once if granted; "busy" counts as healthy
-	 * (another instance is probing). Override it with something cheaper that still talks to the server (a PING, a
-	 * {@code SELECT 1}, a session check). Must return or throw within the client's timeouts, never hang.
+	 * Checks that the backend answers, for health indicators: a cheap request that talks to the server and writes
+	 * no lock (a PING, a {@code SELECT 1}, a session check). The default acquires and releases the probe, which does
+	 * write; every built-in backend overrides it. Must return or throw within the client's timeouts, never hang.
 	 * @param probe an attempt on a key reserved for health checks, with its own owner token
 	 * @throws Exception if the backend did not answer
 	 */
 	default void checkHealth(LockAttempt probe) throws Exception {
-		Acquisition result;
+		H lock;
 		try {
-			result = tryAcquire(probe);
+			lock = acquire(probe, LockWaiter.tryOnce());
 		}
 		catch (Exception ex) {
 			abandon(probe);
 			throw ex;
 		}
-		if (result.isAcquired()) {
-			release(result.lock());
+		if (lock != null) {
+			release(lock);
 		}
 	}
 

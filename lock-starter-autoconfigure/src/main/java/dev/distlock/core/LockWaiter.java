@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The deadline of one acquisition and the core's wait loop. Thin backends never see more than
- * {@link LockProvider#tryAcquire} calls from it: attempt; if busy, subscribe to release notifications and attempt
+ * {@link TryOnceLockProvider#tryAcquire} calls from it: attempt; if busy, subscribe to release notifications and attempt
  * again (closing the gap between the first attempt and the subscription); then sleep until notified, until the
  * holder's lease ends ({@link Acquisition#retryAfter()}), or for a capped, jittered, exponentially growing backoff,
  * whichever comes first, and try again, with a last attempt at the deadline. With notifications the sleep is capped
@@ -26,10 +26,20 @@ public final class LockWaiter {
 
 	private final LockSettings settings;
 
-	LockWaiter(Duration wait, LockSettings settings) {
-		this.tryOnce = wait.isZero();
-		this.deadlineNanos = System.nanoTime() + saturatedNanos(wait);
+	private static final LockWaiter TRY_ONCE = new LockWaiter(0, true, LockSettings.defaults());
+
+	LockWaiter(long deadlineNanos, boolean tryOnce, LockSettings settings) {
+		this.tryOnce = tryOnce;
+		this.deadlineNanos = deadlineNanos;
 		this.settings = settings;
+	}
+
+	/**
+	 * A waiter that makes one attempt.
+	 * @return the waiter
+	 */
+	public static LockWaiter tryOnce() {
+		return TRY_ONCE;
 	}
 
 	static long saturatedNanos(Duration duration) {
@@ -54,7 +64,7 @@ public final class LockWaiter {
 	 * @return the time left
 	 */
 	public Duration remaining() {
-		return Duration.ofNanos(Math.max(0, this.deadlineNanos - System.nanoTime()));
+		return this.tryOnce ? Duration.ZERO : Duration.ofNanos(Math.max(0, this.deadlineNanos - System.nanoTime()));
 	}
 
 	/**
@@ -73,9 +83,10 @@ public final class LockWaiter {
 	 * @throws InterruptedException if interrupted while waiting
 	 * @throws Exception if the backend failed
 	 */
-	public @Nullable HeldLock await(LockProvider provider, LockAttempt attempt) throws Exception {
+	public <H extends HeldLock> @Nullable H await(TryOnceLockProvider<H> provider, LockAttempt attempt)
+			throws Exception {
 		attempt.markSent();
-		Acquisition outcome = provider.tryAcquire(attempt);
+		Acquisition<H> outcome = provider.tryAcquire(attempt);
 		if (outcome.isAcquired()) {
 			return outcome.lock();
 		}

@@ -1,121 +1,131 @@
 package dev.distlock.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The core's lease: state machine HELD → (LOST) → RELEASED, renewal or expiry task on the shared
- * {@link LeaseRenewer}, re-entry count, lost callbacks. Renewal, extension, expiry checks and the switch to RELEASED
- * all run under {@link #renewLock}, which is what guarantees that no renewal is sent after a release; losing is a
- * lock-free compare-and-set so a backend's event thread can report a loss without waiting for a renewal in flight.
+ * The core's lease and its clock: ACQUIRING → HELD → (LOST) → RELEASED. Validity is judged by the lease's own clock
+ * (its expiry, counted from when the granting request or the last answered renewal was sent), never only by a flag
+ * a timer sets, so a fixed lease needs no timer at all. State changes are compare-and-set: a release never waits for
+ * a renewal in flight, and a loss can be reported from any thread. The lease knows nothing above it; it tells its
+ * {@link LeaseHost} when it ends.
+ *
+ * @param <H> the backend's handle type
  */
-final class ManagedLease implements Lease {
+final class ManagedLease<H extends HeldLock> implements Lease {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
 
-	private static final int HELD = 0;
+	static final int ACQUIRING = 0;
 
-	private static final int LOST = 1;
+	static final int HELD = 1;
 
-	private static final int RELEASED = 2;
+	static final int LOST = 2;
 
-	private final LockTemplate template;
+	static final int RELEASED = 3;
 
-	private final LockProvider provider;
+	private static final VarHandle STATE;
+
+	private static final VarHandle HOLDS;
+
+	private static final VarHandle OUTER_RELEASED;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			STATE = lookup.findVarHandle(ManagedLease.class, "state", int.class);
+			HOLDS = lookup.findVarHandle(ManagedLease.class, "holds", int.class);
+			OUTER_RELEASED = lookup.findVarHandle(ManagedLease.class, "outerReleased", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private final LeaseHost host;
+
+	private final LockProvider<H> provider;
 
 	private final LockAttempt attempt;
 
-	private final HeldLock held;
-
-	private final String key;
-
-	// set once, right after construction and before the lease is published to other threads
-	private @Nullable String name;
+	private final LockRequest request;
 
 	private final boolean watchdog;
 
 	private final Thread ownerThread;
 
-	private final long acquiredNanos;
+	private @Nullable H held; // set once by granted(), before the lease is published
 
-	private final Instant acquiredAt;
+	private long acquiredNanos;
 
-	private final @Nullable Runnable cleanup;
+	private volatile int state = ACQUIRING;
 
-	private final AtomicInteger state = new AtomicInteger(HELD);
+	private volatile int holds = 1;
 
-	private final AtomicInteger holds = new AtomicInteger(1);
-
-	private final AtomicBoolean outerReleased = new AtomicBoolean();
-
-	private final AtomicLong renewals = new AtomicLong();
-
-	private final ReentrantLock renewLock = new ReentrantLock();
-
-	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
-
-	private volatile Duration renewLease;
+	private volatile boolean outerReleased;
 
 	private volatile long expiryNanos;
 
-	private volatile @Nullable ScheduledFuture<?> task;
+	// the latest the backend lease can end: counted from when the grant or renewal was answered
+	private volatile long latestEndNanos;
 
-	private volatile @Nullable Thread worker;
+	private volatile Duration renewLease;
+
+	private volatile long renewals;
+
+	private volatile @Nullable List<Runnable> lostCallbacks;
+
+	private @Nullable Thread worker; // guarded by this
 
 	private volatile @Nullable String lostReason;
 
-	ManagedLease(LockTemplate template, LockProvider provider, LockAttempt attempt, HeldLock held, String key,
-			boolean watchdog, long requestSentNanos, @Nullable Runnable cleanup) {
-		this.template = template;
+	// the clock's bookkeeping: when the last renewal was sent and whether one is in flight
+	private volatile long renewSentNanos;
+
+	private volatile boolean renewing;
+
+	volatile boolean watched;
+
+	/** The local queue place this lease holds, if any; owned by {@link LocalQueue}. */
+	LocalQueue.@Nullable Slot slot;
+
+	ManagedLease(LeaseHost host, LockProvider<H> provider, LockAttempt attempt, LockRequest request,
+			boolean watchdog) {
+		this.host = host;
 		this.provider = provider;
 		this.attempt = attempt;
-		this.held = held;
-		this.key = key;
+		this.request = request;
 		this.watchdog = watchdog;
 		this.ownerThread = Thread.currentThread();
-		this.acquiredNanos = System.nanoTime();
-		this.acquiredAt = Instant.now();
-		this.cleanup = cleanup;
 		this.renewLease = attempt.lease();
-		// measured from when the request was sent: the backend started the lease no earlier than that
-		this.expiryNanos = requestSentNanos + LockWaiter.saturatedNanos(attempt.lease());
 	}
 
-	void start(LeaseRenewer renewer, Duration watchdogInterval) {
-		this.renewLock.lock();
-		try {
-			this.task = this.watchdog ? renewer.every(watchdogInterval, this::renewTick)
-					: renewer.after(this.expiryNanos - System.nanoTime(), this::expiryTick);
-		}
-		finally {
-			this.renewLock.unlock();
-		}
-		this.attempt.onLoss(this::markLost);
+	/** The backend granted the lock; the lease runs from when the granting request was sent. */
+	void granted(H held, long sentNanos) {
+		this.held = held;
+		this.acquiredNanos = System.nanoTime();
+		this.renewSentNanos = sentNanos;
+		this.expiryNanos = sentNanos + LockWaiter.saturatedNanos(this.attempt.lease());
+		this.latestEndNanos = this.acquiredNanos + LockWaiter.saturatedNanos(this.attempt.lease());
+		this.state = HELD;
 	}
 
 	@Override
 	public String key() {
-		return this.key;
+		return this.request.key();
 	}
 
 	@Override
 	public @Nullable String name() {
-		return this.name;
-	}
-
-	void name(@Nullable String name) {
-		this.name = name;
+		return this.request.name();
 	}
 
 	@Override
@@ -125,7 +135,8 @@ final class ManagedLease implements Lease {
 
 	@Override
 	public long fencingToken() {
-		return this.held.fencingToken();
+		H lock = this.held;
+		return (lock != null) ? lock.fencingToken() : 0;
 	}
 
 	@Override
@@ -135,31 +146,51 @@ final class ManagedLease implements Lease {
 
 	@Override
 	public boolean isValid() {
-		return this.state.get() == HELD && this.expiryNanos - System.nanoTime() > 0;
+		return this.state == HELD && this.expiryNanos - System.nanoTime() > 0;
 	}
 
-	String providerName() {
-		return this.provider.name();
+	LockProvider<H> provider() {
+		return this.provider;
 	}
 
 	LockAttempt attempt() {
 		return this.attempt;
 	}
 
+	LockRequest request() {
+		return this.request;
+	}
+
+	H held() {
+		H lock = this.held;
+		if (lock == null) {
+			throw new IllegalStateException("Lease of lock '" + key() + "' was never granted");
+		}
+		return lock;
+	}
+
 	Thread ownerThread() {
 		return this.ownerThread;
 	}
 
-	Instant acquiredAt() {
-		return this.acquiredAt;
+	long acquiredNanos() {
+		return this.acquiredNanos;
+	}
+
+	long expiryNanos() {
+		return this.expiryNanos;
 	}
 
 	long renewals() {
-		return this.renewals.get();
+		return this.renewals;
 	}
 
 	boolean isWatchdog() {
 		return this.watchdog;
+	}
+
+	int state() {
+		return this.state;
 	}
 
 	@Nullable String lostReason() {
@@ -167,24 +198,53 @@ final class ManagedLease implements Lease {
 	}
 
 	boolean isLost() {
-		return this.state.get() == LOST;
-	}
-
-	/**
-	 * Sets the thread to interrupt if the lease is lost under {@code on-lease-lost=interrupt}.
-	 * @param worker the thread running the guarded work, or {@code null} when it is done
-	 */
-	void worker(@Nullable Thread worker) {
-		this.worker = worker;
+		return this.state == LOST;
 	}
 
 	/**
 	 * Counts one more hold by the owning thread.
-	 * @return a view whose release counts the hold down, or {@code null} if the lease is already fully released
+	 * @return a view whose release counts the hold down, or {@code null} if the lease already ended
 	 */
 	@Nullable Lease reenter() {
-		int count = this.holds.updateAndGet((h) -> (h == 0) ? 0 : h + 1);
-		return (count == 0) ? null : new NestedLease(this);
+		int current;
+		do {
+			current = this.holds;
+			if (current == 0 || this.state != HELD) {
+				return null;
+			}
+		}
+		while (!HOLDS.compareAndSet(this, current, current + 1));
+		return new NestedLease(this);
+	}
+
+	/**
+	 * The loss to report when the guarded work ends: a loss already known, or a lease whose clock ran out.
+	 * @return the exception, or {@code null} if the lease is still valid
+	 */
+	@Nullable LockLostException lossAtEnd() {
+		if (this.state == HELD && this.expiryNanos - System.nanoTime() <= 0) {
+			markLost("its lease of " + this.renewLease + " ran out before the work ended");
+		}
+		if (this.state != LOST) {
+			return null;
+		}
+		return new LockLostException("Lease of lock '" + key() + "' (" + type() + ", token " + fencingToken()
+				+ ") was lost while held: " + this.lostReason + "; another holder may have run at the same time");
+	}
+
+	/**
+	 * Marks the lease lost if its clock ran out.
+	 * @param now the current nano time
+	 * @return {@code true} if the lease is over (lost, released, or out of time now)
+	 */
+	boolean endIfExpired(long now) {
+		int current = this.state;
+		if (current == HELD && now - this.expiryNanos >= 0) {
+			markLost("its lease of " + this.renewLease + " ran out before it was "
+					+ (this.watchdog ? "renewed" : "released"));
+			return true;
+		}
+		return current == LOST || current == RELEASED;
 	}
 
 	@Override
@@ -192,287 +252,218 @@ final class ManagedLease implements Lease {
 		if (duration.isNegative() || duration.isZero()) {
 			throw new LockConfigurationException("Lease extension must be positive, was " + duration);
 		}
-		boolean lost = false;
-		this.renewLock.lock();
+		long sent = System.nanoTime();
+		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
+			// past even the latest end the backend lease can have: too late to extend
+			markLost("its lease of " + this.renewLease + " ran out before it was extended");
+		}
+		checkHeld();
+		boolean extended;
 		try {
-			checkHeld();
-			long sent = System.nanoTime();
-			boolean extended;
-			try {
-				extended = this.provider.renew(this.held, duration);
-			}
-			catch (Exception ex) {
-				throw new DistributedLockException("Could not extend lease of lock '" + this.key + "'", ex);
-			}
-			if (extended) {
-				this.expiryNanos = sent + LockWaiter.saturatedNanos(duration);
-				this.renewals.incrementAndGet();
-				if (this.watchdog) {
-					if (duration.compareTo(this.renewLease) > 0) {
-						this.renewLease = duration;
-					}
-				}
-				else {
-					cancelTask();
-					this.task = this.template.renewer().after(this.expiryNanos - System.nanoTime(),
-							this::expiryTick);
-				}
-			}
-			else {
-				lost = true;
-			}
+			extended = this.provider.renew(held(), duration);
 		}
-		finally {
-			this.renewLock.unlock();
+		catch (Exception ex) {
+			throw new DistributedLockException("Could not extend lease of lock '" + key() + "'", ex);
 		}
-		if (lost) {
+		if (!extended) {
 			markLost("the backend no longer holds it for this owner");
-			throw new LockLostException("Could not extend lease of lock '" + this.key + "': " + this.lostReason);
 		}
-		this.template.fireRenewed(this);
+		else if (this.state == HELD) {
+			// an owner-checked renewal that succeeded proves nobody held the lock in between
+			this.expiryNanos = sent + LockWaiter.saturatedNanos(duration);
+			this.latestEndNanos = System.nanoTime() + LockWaiter.saturatedNanos(duration);
+			this.renewSentNanos = sent;
+			this.renewals++;
+			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
+				this.renewLease = duration;
+			}
+			this.host.renewed(this);
+			return;
+		}
+		throw new LockLostException("Could not extend lease of lock '" + key() + "': " + this.lostReason);
 	}
 
 	private void checkHeld() {
-		int current = this.state.get();
+		int current = this.state;
 		if (current == RELEASED) {
-			throw new LockLostException("Lease of lock '" + this.key + "' was already released");
+			throw new LockLostException("Lease of lock '" + key() + "' was already released");
 		}
 		if (current == LOST) {
-			throw new LockLostException("Lease of lock '" + this.key + "' was lost: " + this.lostReason);
+			throw new LockLostException("Lease of lock '" + key() + "' was lost: " + this.lostReason);
 		}
 	}
 
-	private void renewTick() {
-		boolean renewed = false;
-		String loss = null;
-		this.renewLock.lock();
-		try {
-			if (this.state.get() != HELD) {
-				return;
-			}
-			long sent = System.nanoTime();
-			Duration lease = this.renewLease;
-			try {
-				if (this.provider.renew(this.held, lease)) {
-					this.expiryNanos = sent + LockWaiter.saturatedNanos(lease);
-					this.renewals.incrementAndGet();
-					renewed = true;
-				}
-				else {
-					loss = "the backend no longer holds it for this owner (expired or deleted)";
-				}
-			}
-			catch (Exception ex) {
-				if (this.expiryNanos - System.nanoTime() <= 0) {
-					loss = "renewal failed until the lease ran out: " + ex;
-				}
-				else if (logger.isDebugEnabled()) {
-					logger.debug("Renewal of lock '" + this.key + "' failed; retrying while the lease lasts", ex);
-				}
-			}
+	// ---------------------------------------------------------------- watchdog renewal (the clock's side)
+
+	boolean renewalDue(long now, long intervalNanos) {
+		return this.watchdog && this.state == HELD && !this.renewing && now - this.renewSentNanos >= intervalNanos;
+	}
+
+	Duration startRenewal(long sentNanos) {
+		this.renewing = true;
+		this.renewSentNanos = sentNanos;
+		return this.renewLease;
+	}
+
+	/**
+	 * The backend answered a renewal sent at {@code sentNanos}. An answer after the lease ran out counts as lost: the
+	 * backend may have given the lock away in between.
+	 */
+	void renewalAnswered(boolean renewed, long sentNanos, Duration lease) {
+		this.renewing = false;
+		if (endIfExpired(System.nanoTime())) {
+			return;
 		}
-		finally {
-			this.renewLock.unlock();
+		if (!renewed) {
+			markLost("the backend no longer holds it for this owner (expired or deleted)");
+			return;
 		}
-		if (loss != null) {
-			markLost(loss);
+		long expiry = sentNanos + LockWaiter.saturatedNanos(lease);
+		if (expiry - this.expiryNanos > 0) {
+			this.expiryNanos = expiry;
+			this.latestEndNanos = System.nanoTime() + LockWaiter.saturatedNanos(lease);
 		}
-		else if (renewed) {
-			this.template.fireRenewed(this);
+		this.renewals++;
+		this.host.renewed(this);
+	}
+
+	/** A renewal failed with an unknown outcome; the clock tries again while the lease lasts. */
+	void renewalFailed(Exception ex) {
+		this.renewing = false;
+		if (logger.isDebugEnabled()) {
+			logger.debug("Renewal of lock '" + key() + "' failed; retrying while the lease lasts", ex);
 		}
 	}
 
-	private void expiryTick() {
-		boolean expired = false;
-		this.renewLock.lock();
-		try {
-			if (this.state.get() != HELD) {
-				return;
-			}
-			long left = this.expiryNanos - System.nanoTime();
-			if (left > 0) {
-				this.task = this.template.renewer().after(left, this::expiryTick);
-			}
-			else {
-				expired = true;
-			}
-		}
-		finally {
-			this.renewLock.unlock();
-		}
-		if (expired) {
-			markLost("its lease of " + this.attempt.lease() + " ran out before it was released");
-		}
-	}
+	// ---------------------------------------------------------------- loss
 
 	void markLost(String reason) {
-		if (!this.state.compareAndSet(HELD, LOST)) {
+		if (!STATE.compareAndSet(this, HELD, LOST)) {
 			return;
 		}
 		this.lostReason = reason;
-		cancelTask();
-		logger.warn("Lease of lock '" + this.key + "' (" + this.attempt.type() + ", token " + fencingToken()
-				+ ") was lost: " + reason);
-		this.template.fireLost(this, reason);
-		for (Runnable callback : this.lostCallbacks) {
-			// removal decides who runs it, so a callback added concurrently by onLost runs exactly once
-			if (this.lostCallbacks.remove(callback)) {
-				runCallback(callback);
+		this.host.ended(this);
+		this.host.lost(this, reason);
+		List<Runnable> callbacks = this.lostCallbacks;
+		if (callbacks != null) {
+			for (Runnable callback : callbacks.toArray(new Runnable[0])) {
+				runOnce(callbacks, callback);
 			}
 		}
-		Thread target = this.worker;
-		if (target != null && this.template.settings().onLeaseLost() == LockSettings.LeaseLostAction.INTERRUPT) {
-			target.interrupt();
+		if (this.host.interruptOnLoss()) {
+			synchronized (this) {
+				if (this.worker != null) {
+					this.worker.interrupt();
+				}
+			}
 		}
 	}
 
-	private void runCallback(Runnable callback) {
-		try {
-			callback.run();
+	private void runOnce(List<Runnable> callbacks, Runnable callback) {
+		boolean mine;
+		synchronized (callbacks) {
+			// removal decides who runs it, so a callback added concurrently by onLost runs exactly once
+			mine = callbacks.remove(callback);
 		}
-		catch (RuntimeException ex) {
-			logger.warn("Lost-lease callback of lock '" + this.key + "' failed", ex);
+		if (mine) {
+			try {
+				callback.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lost-lease callback of lock '" + key() + "' failed", ex);
+			}
 		}
 	}
 
 	@Override
 	public Lease onLost(Runnable callback) {
-		this.lostCallbacks.add(callback);
-		// a loss that happened before the add may have missed it; run it here then, at most once
-		if (this.state.get() == LOST && this.lostCallbacks.remove(callback)) {
-			runCallback(callback);
+		List<Runnable> callbacks;
+		synchronized (this) {
+			callbacks = this.lostCallbacks;
+			if (callbacks == null) {
+				callbacks = new ArrayList<>(2);
+				this.lostCallbacks = callbacks;
+			}
+		}
+		synchronized (callbacks) {
+			callbacks.add(callback);
+		}
+		watch();
+		if (this.state == LOST) {
+			runOnce(callbacks, callback);
 		}
 		return this;
 	}
 
+	/** Asks the clock to fire this lease's loss when its time runs out (only needed when someone listens). */
+	private void watch() {
+		LeaseRenewer renewer = this.host.renewer();
+		if (!this.watched && renewer != null && this.state == HELD) {
+			renewer.watch(this);
+		}
+	}
+
+	/**
+	 * Sets or clears the thread interrupted if the lease is lost. Once cleared, no interrupt can arrive any more, so
+	 * none leaks to the next task of a pooled thread.
+	 * @param worker the thread running the guarded work, or {@code null} when it is done
+	 */
+	void worker(@Nullable Thread worker) {
+		synchronized (this) {
+			this.worker = worker;
+		}
+		if (worker != null) {
+			watch();
+		}
+	}
+
+	// ---------------------------------------------------------------- release
+
 	@Override
 	public void release() {
-		if (this.outerReleased.compareAndSet(false, true)) {
+		if (OUTER_RELEASED.compareAndSet(this, false, true)) {
 			releaseHold();
 		}
 	}
 
+	/** An operator's release: ends the lease whatever its hold count. */
 	void forceRelease() {
-		this.outerReleased.set(true);
-		this.holds.set(1);
+		this.outerReleased = true;
+		this.holds = 1;
 		releaseHold();
 	}
 
 	void releaseHold() {
-		if (this.holds.decrementAndGet() > 0) {
+		if ((int) HOLDS.getAndAdd(this, -1) > 1) {
 			return;
 		}
-		int previous;
-		this.renewLock.lock();
-		try {
-			previous = this.state.getAndSet(RELEASED);
-			if (previous == RELEASED) {
-				return;
-			}
-			cancelTask();
-		}
-		finally {
-			this.renewLock.unlock();
+		int previous = (int) STATE.getAndSet(this, RELEASED);
+		if (previous == RELEASED) {
+			return;
 		}
 		try {
-			this.provider.release(this.held);
+			this.provider.release(held());
 		}
 		catch (Exception ex) {
-			logger.warn("Could not release lock '" + this.key + "' on " + this.provider.name()
+			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
 					+ "; it frees itself when its lease ends", ex);
 		}
 		finally {
-			if (this.cleanup != null) {
-				this.cleanup.run();
+			// the local queue opens after the backend release, so the next local thread does not find it busy
+			if (previous == HELD) {
+				this.host.ended(this);
 			}
-			this.template.fireReleased(this, System.nanoTime() - this.acquiredNanos);
-		}
-	}
-
-	private void cancelTask() {
-		ScheduledFuture<?> current = this.task;
-		if (current != null) {
-			current.cancel(false);
+			this.host.released(this, System.nanoTime() - this.acquiredNanos);
 		}
 	}
 
 	@Override
 	public String toString() {
-		return "Lease[" + this.attempt + ", token=" + fencingToken() + ", state=" + this.state.get() + "]";
+		return "Lease[" + this.attempt + ", token=" + fencingToken() + ", state=" + this.state + "]";
 	}
 
-	/** What an inner, re-entrant acquisition returns: the outer lease, with a release that only counts down. */
-	private static final class NestedLease implements Lease {
-
-		private final ManagedLease outer;
-
-		private final AtomicBoolean released = new AtomicBoolean();
-
-		NestedLease(ManagedLease outer) {
-			this.outer = outer;
-		}
-
-		@Override
-		public String key() {
-			return this.outer.key();
-		}
-
-		@Override
-		public @Nullable String name() {
-			return this.outer.name();
-		}
-
-		@Override
-		public LockType type() {
-			return this.outer.type();
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.outer.fencingToken();
-		}
-
-		@Override
-		public Instant expiresAt() {
-			return this.outer.expiresAt();
-		}
-
-		@Override
-		public boolean isValid() {
-			return !this.released.get() && this.outer.isValid();
-		}
-
-		@Override
-		public void extend(Duration duration) {
-			this.outer.extend(duration);
-		}
-
-		@Override
-		public void release() {
-			if (this.released.compareAndSet(false, true)) {
-				this.outer.releaseHold();
-			}
-		}
-
-		@Override
-		public Lease onLost(Runnable callback) {
-			this.outer.onLost(callback);
-			return this;
-		}
-
-		ManagedLease outer() {
-			return this.outer;
-		}
-
-		@Override
-		public String toString() {
-			return "Nested" + this.outer;
-		}
-
-	}
-
-	static @Nullable ManagedLease unwrap(Lease lease) {
-		if (lease instanceof ManagedLease managed) {
+	static @Nullable ManagedLease<?> unwrap(Lease lease) {
+		if (lease instanceof ManagedLease<?> managed) {
 			return managed;
 		}
 		if (lease instanceof NestedLease nested) {

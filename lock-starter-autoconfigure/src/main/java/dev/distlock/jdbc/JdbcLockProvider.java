@@ -33,7 +33,7 @@ import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.core.ReleaseSubscription;
 import dev.distlock.jdbc.LockStatements.Operation;
@@ -74,7 +74,7 @@ import org.springframework.util.ClassUtils;
  *
  * @since 0.1.0
  */
-public final class JdbcLockProvider implements LockProvider {
+public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvider.JdbcHeldLock> {
 
 	/** Default time a FAIR waiter keeps its place in the queue without trying again. */
 	public static final Duration DEFAULT_FAIR_WAITER_TIMEOUT = Duration.ofSeconds(5);
@@ -187,7 +187,7 @@ public final class JdbcLockProvider implements LockProvider {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+	public Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		Target target = target(attempt);
 		Operation operation = this.statements.get(acquireOperation(attempt.type()));
 		Map<String, Object> parameters = target.parameters(attempt.owner());
@@ -250,8 +250,7 @@ public final class JdbcLockProvider implements LockProvider {
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) throws Exception {
-		JdbcHeldLock held = (JdbcHeldLock) lock;
+	public boolean renew(JdbcHeldLock held, Duration lease) throws Exception {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
 		parameters.put("lease", micros(lease));
@@ -259,8 +258,7 @@ public final class JdbcLockProvider implements LockProvider {
 	}
 
 	@Override
-	public void release(HeldLock lock) throws Exception {
-		JdbcHeldLock held = (JdbcHeldLock) lock;
+	public void release(JdbcHeldLock held) throws Exception {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
 		retryOnBrokenConnection(this.statements.get("release"), parameters);
@@ -650,7 +648,7 @@ public final class JdbcLockProvider implements LockProvider {
 
 	}
 
-	private record JdbcHeldLock(String key, Target target, long slot, String owner, long fencingToken)
+	record JdbcHeldLock(String key, Target target, long slot, String owner, long fencingToken)
 			implements HeldLock {
 
 		@Override

@@ -3,11 +3,9 @@ package dev.distlock.local;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,23 +15,24 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.TryOnceLockProvider;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The in-JVM backend, named {@code local}: the reference implementation of the provider contract and a real choice
- * for tests and single-instance applications. Every {@link LockType}; leases expire on this JVM's monotonic clock;
- * fencing tokens come from one counter, so they strictly increase per key; release wakes waiters directly. FAIR
- * waiters keep their queue place while they keep trying; a place not refreshed for {@link #FAIR_WAITER_TIMEOUT} is
- * dropped so a dead waiter cannot block the queue.
+ * for tests and single-instance applications. Every {@link LockType}; leases end at their expiry on this JVM's
+ * monotonic clock (a fixed lease nobody released frees the lock then); fencing tokens come from one counter, so they
+ * strictly increase per key; release wakes waiters directly. FAIR waiters keep their queue place while they keep
+ * trying; a place not refreshed for {@link #FAIR_WAITER_TIMEOUT} is dropped so a dead waiter cannot block the queue.
  * <p>
  * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks, as on the other backends. Instances made with
  * {@link #LocalLockProvider(LocalLockProvider)} share state, which stands for two processes sharing one backend.
  *
  * @since 0.1.0
  */
-public final class LocalLockProvider implements LockProvider {
+public final class LocalLockProvider implements TryOnceLockProvider<LocalLockProvider.LocalHold> {
 
 	/** How long a FAIR waiter keeps its queue place without trying again. */
 	public static final Duration FAIR_WAITER_TIMEOUT = Duration.ofSeconds(5);
@@ -66,93 +65,98 @@ public final class LocalLockProvider implements LockProvider {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) {
+	public Acquisition<LocalHold> tryAcquire(LockAttempt attempt) {
 		while (true) {
-			State state = this.store.state(attempt);
-			long now = System.nanoTime();
+			State state = this.store.state(attempt.key(), attempt.type());
 			synchronized (state) {
-				if (!state.dead) {
-					return tryAcquire(attempt, state, now);
+				if (state.dead) {
+					continue;
 				}
+				long now = System.nanoTime();
+				state.purge(now);
+				long blockedUntil = state.blockedUntil(attempt, now);
+				if (blockedUntil == 0) {
+					if (state.queue != null) {
+						state.queue.remove(attempt);
+					}
+					LocalHold hold = new LocalHold(attempt, this.store.fence.incrementAndGet(), state,
+							now + attempt.lease().toNanos());
+					state.add(hold);
+					return Acquisition.acquired(hold);
+				}
+				if (attempt.type() == LockType.FAIR) {
+					state.queue().put(attempt, now + FAIR_WAITER_TIMEOUT.toNanos());
+				}
+				return Acquisition.busy((blockedUntil > 0) ? Duration.ofNanos(blockedUntil - now) : null);
 			}
-		}
-	}
-
-	private Acquisition tryAcquire(LockAttempt attempt, State state, long now) {
-		{
-			state.purge(now);
-			long blockedUntil = state.blockedUntil(attempt, now);
-			if (blockedUntil == 0) {
-				state.queue.remove(attempt.owner());
-				long token = this.store.fence.incrementAndGet();
-				state.holders.put(attempt.owner(), new Hold(attempt.type(), now + attempt.lease().toNanos()));
-				return Acquisition.acquired(new LocalHeldLock(attempt, token));
-			}
-			if (attempt.type() == LockType.FAIR) {
-				state.queue.put(attempt.owner(), now + FAIR_WAITER_TIMEOUT.toNanos());
-			}
-			return Acquisition.busy((blockedUntil > 0) ? Duration.ofNanos(blockedUntil - now) : null);
 		}
 	}
 
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) {
-		State state;
 		while (true) {
-			state = this.store.state(attempt);
+			State state = this.store.state(attempt.key(), attempt.type());
 			synchronized (state) {
-				if (!state.dead) {
-					state.listeners.add(listener);
-					break;
+				if (state.dead) {
+					continue;
 				}
+				state.listeners().add(listener);
 			}
+			return () -> {
+				synchronized (state) {
+					state.listeners().remove(listener);
+				}
+				this.store.dropIfUnused(attempt.key(), attempt.type(), state);
+			};
 		}
-		State subscribed = state;
-		return () -> {
-			subscribed.listeners.remove(listener);
-			this.store.dropIfUnused(attempt, subscribed);
-		};
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) {
-		LockAttempt attempt = ((LocalHeldLock) lock).attempt();
-		State state = this.store.states.get(new StateKey(attempt.key(), Store.family(attempt.type())));
-		if (state == null) {
-			return false;
-		}
-		long now = System.nanoTime();
+	public boolean renew(LocalHold hold, Duration lease) {
+		State state = hold.state;
 		synchronized (state) {
+			long now = System.nanoTime();
 			state.purge(now);
-			Hold hold = state.holders.get(attempt.owner());
-			if (hold == null) {
+			if (state.dead || !state.holds(hold)) {
 				return false;
 			}
-			state.holders.put(attempt.owner(), new Hold(hold.type(), now + lease.toNanos()));
+			hold.expiryNanos = now + lease.toNanos();
 			return true;
 		}
 	}
 
 	@Override
-	public void release(HeldLock lock) {
-		remove(((LocalHeldLock) lock).attempt());
+	public void release(LocalHold hold) {
+		State state = hold.state;
+		boolean changed;
+		synchronized (state) {
+			changed = state.remove(hold);
+		}
+		if (changed) {
+			state.wake();
+		}
+		this.store.dropIfUnused(hold.attempt.key(), hold.attempt.type(), state);
 	}
 
 	@Override
 	public void abandon(LockAttempt attempt) {
-		remove(attempt);
+		State state = this.store.existing(attempt.key(), attempt.type());
+		if (state == null) {
+			return;
+		}
+		boolean changed;
+		synchronized (state) {
+			changed = state.removeAll(attempt);
+		}
+		if (changed) {
+			state.wake();
+		}
+		this.store.dropIfUnused(attempt.key(), attempt.type(), state);
 	}
 
-	private void remove(LockAttempt attempt) {
-		State state = this.store.state(attempt);
-		List<Runnable> toWake;
-		synchronized (state) {
-			boolean changed = state.holders.remove(attempt.owner()) != null;
-			changed |= state.queue.remove(attempt.owner()) != null;
-			toWake = changed ? new ArrayList<>(state.listeners) : List.of();
-		}
-		toWake.forEach(Runnable::run);
-		this.store.dropIfUnused(attempt, state);
+	@Override
+	public void checkHealth(LockAttempt probe) {
+		// an in-JVM map is always there
 	}
 
 	/**
@@ -162,12 +166,13 @@ public final class LocalLockProvider implements LockProvider {
 	 * @param type the lock type
 	 */
 	public void clear(String key, LockType type) {
-		State state = this.store.states.get(new StateKey(key, Store.family(type)));
+		State state = this.store.existing(key, type);
 		if (state != null) {
 			synchronized (state) {
-				state.holders.clear();
+				state.single = null;
+				state.others = null;
 			}
-			state.listeners.forEach(Runnable::run);
+			state.wake();
 		}
 	}
 
@@ -176,66 +181,179 @@ public final class LocalLockProvider implements LockProvider {
 	 * @return the number of live lock states
 	 */
 	public int liveLocks() {
-		return this.store.states.size();
+		int live = 0;
+		for (ConcurrentHashMap<String, State> states : this.store.states) {
+			live += states.size();
+		}
+		return live;
 	}
 
-	private record LocalHeldLock(LockAttempt attempt, long fencingToken) implements HeldLock {
-	}
+	/** A granted local lock: the holder's attempt, its token and its expiry. */
+	static final class LocalHold implements HeldLock {
 
-	private record Hold(LockType type, long expiryNanos) {
-	}
+		private final LockAttempt attempt;
 
-	private record StateKey(String key, LockType family) {
+		private final long fencingToken;
+
+		private final State state;
+
+		private long expiryNanos; // guarded by state
+
+		LocalHold(LockAttempt attempt, long fencingToken, State state, long expiryNanos) {
+			this.attempt = attempt;
+			this.fencingToken = fencingToken;
+			this.state = state;
+			this.expiryNanos = expiryNanos;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.fencingToken;
+		}
+
 	}
 
 	private static final class Store {
 
-		private final Map<StateKey, State> states = new ConcurrentHashMap<>();
+		// one map per lock family: READ and WRITE of a key are one lock
+		@SuppressWarnings("unchecked")
+		private final ConcurrentHashMap<String, State>[] states = new ConcurrentHashMap[LockType.values().length];
 
 		private final AtomicLong fence = new AtomicLong();
 
-		static LockType family(LockType type) {
-			return (type == LockType.READ) ? LockType.WRITE : type;
+		Store() {
+			for (int i = 0; i < this.states.length; i++) {
+				this.states[i] = new ConcurrentHashMap<>();
+			}
 		}
 
-		State state(LockAttempt attempt) {
-			return this.states.computeIfAbsent(new StateKey(attempt.key(), family(attempt.type())),
-					(k) -> new State());
+		private ConcurrentHashMap<String, State> family(LockType type) {
+			return this.states[((type == LockType.READ) ? LockType.WRITE : type).ordinal()];
 		}
 
-		void dropIfUnused(LockAttempt attempt, State state) {
-			this.states.computeIfPresent(new StateKey(attempt.key(), family(attempt.type())), (k, current) -> {
-				synchronized (current) {
-					current.purge(System.nanoTime());
-					if (current == state && current.isUnused()) {
-						current.dead = true;
-						return null;
-					}
-					return current;
+		State state(String key, LockType type) {
+			ConcurrentHashMap<String, State> map = family(type);
+			State state = map.get(key);
+			if (state == null) {
+				State created = new State();
+				state = map.putIfAbsent(key, created);
+				return (state != null) ? state : created;
+			}
+			return state;
+		}
+
+		@Nullable State existing(String key, LockType type) {
+			return family(type).get(key);
+		}
+
+		void dropIfUnused(String key, LockType type, State state) {
+			synchronized (state) {
+				state.purge(System.nanoTime());
+				if (state.dead || !state.isUnused()) {
+					return;
 				}
-			});
+				state.dead = true;
+			}
+			family(type).remove(key, state);
 		}
 
 	}
 
+	/** One lock's holders, FAIR queue and waiters; guarded by its own monitor. */
 	private static final class State {
 
-		private final Map<String, Hold> holders = new HashMap<>();
+		private @Nullable LocalHold single;
 
-		private final LinkedHashMap<String, Long> queue = new LinkedHashMap<>();
+		private @Nullable List<LocalHold> others;
 
-		private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+		private @Nullable LinkedHashMap<LockAttempt, Long> queue;
 
-		/** Set, under this state's monitor, once it is removed from the store; users then look it up again. */
+		private @Nullable List<Runnable> listeners;
+
+		/** Set once it is removed from the store; users then look it up again. */
 		private boolean dead;
 
+		LinkedHashMap<LockAttempt, Long> queue() {
+			if (this.queue == null) {
+				this.queue = new LinkedHashMap<>();
+			}
+			return this.queue;
+		}
+
+		List<Runnable> listeners() {
+			if (this.listeners == null) {
+				this.listeners = new CopyOnWriteArrayList<>();
+			}
+			return this.listeners;
+		}
+
+		void add(LocalHold hold) {
+			if (this.single == null) {
+				this.single = hold;
+			}
+			else {
+				if (this.others == null) {
+					this.others = new ArrayList<>(2);
+				}
+				this.others.add(hold);
+			}
+		}
+
+		boolean holds(LocalHold hold) {
+			return this.single == hold || (this.others != null && this.others.contains(hold));
+		}
+
+		boolean remove(LocalHold hold) {
+			if (this.single == hold) {
+				this.single = (this.others != null && !this.others.isEmpty()) ? this.others.remove(0) : null;
+				return true;
+			}
+			return this.others != null && this.others.remove(hold);
+		}
+
+		boolean removeAll(LockAttempt attempt) {
+			boolean changed = false;
+			if (this.single != null && this.single.attempt == attempt) {
+				changed = remove(this.single);
+			}
+			if (this.others != null) {
+				changed |= this.others.removeIf((hold) -> hold.attempt == attempt);
+			}
+			if (this.queue != null) {
+				changed |= this.queue.remove(attempt) != null;
+			}
+			return changed;
+		}
+
+		void wake() {
+			List<Runnable> current;
+			synchronized (this) {
+				current = this.listeners;
+			}
+			if (current != null) {
+				current.forEach(Runnable::run);
+			}
+		}
+
 		void purge(long now) {
-			this.holders.values().removeIf((hold) -> hold.expiryNanos() - now <= 0);
-			this.queue.values().removeIf((until) -> until - now <= 0);
+			if (this.others != null) {
+				this.others.removeIf((hold) -> hold.expiryNanos - now <= 0);
+			}
+			if (this.single != null && this.single.expiryNanos - now <= 0) {
+				remove(this.single);
+			}
+			if (this.queue != null) {
+				this.queue.values().removeIf((until) -> until - now <= 0);
+			}
 		}
 
 		boolean isUnused() {
-			return this.holders.isEmpty() && this.queue.isEmpty() && this.listeners.isEmpty();
+			return this.single == null && (this.queue == null || this.queue.isEmpty())
+					&& (this.listeners == null || this.listeners.isEmpty());
+		}
+
+		int count() {
+			return (this.single == null) ? 0 : 1 + ((this.others != null) ? this.others.size() : 0);
 		}
 
 		/**
@@ -243,41 +361,46 @@ public final class LocalLockProvider implements LockProvider {
 		 * -1 when that is unknown (a FAIR waiter queued ahead)
 		 */
 		long blockedUntil(LockAttempt attempt, long now) {
-			long until = 0;
-			for (Hold hold : this.holders.values()) {
-				if (conflicts(attempt, hold)) {
-					until = (until == 0) ? hold.expiryNanos() : Math.min(until, hold.expiryNanos());
-				}
-			}
 			if (attempt.type() == LockType.SEMAPHORE) {
-				return (this.holders.size() < attempt.permits()) ? 0 : earliest(now);
+				return (count() < attempt.permits()) ? 0 : earliest(now);
+			}
+			long until = 0;
+			if (this.single != null) {
+				until = blocking(attempt, this.single, until);
+				if (this.others != null) {
+					for (LocalHold hold : this.others) {
+						until = blocking(attempt, hold, until);
+					}
+				}
 			}
 			if (until != 0) {
 				return until;
 			}
-			if (attempt.type() == LockType.FAIR) {
-				Iterator<String> first = this.queue.keySet().iterator();
-				if (first.hasNext() && !first.next().equals(attempt.owner())) {
+			if (attempt.type() == LockType.FAIR && this.queue != null) {
+				Iterator<LockAttempt> first = this.queue.keySet().iterator();
+				if (first.hasNext() && first.next() != attempt) {
 					return -1;
 				}
 			}
 			return 0;
 		}
 
-		private long earliest(long now) {
-			long earliest = Long.MAX_VALUE;
-			for (Hold hold : this.holders.values()) {
-				earliest = Math.min(earliest, hold.expiryNanos());
+		private static long blocking(LockAttempt attempt, LocalHold hold, long until) {
+			boolean conflicts = attempt.type() != LockType.READ || hold.attempt.type() == LockType.WRITE;
+			if (!conflicts) {
+				return until;
 			}
-			return (earliest == Long.MAX_VALUE) ? now + TimeUnit.MILLISECONDS.toNanos(1) : earliest;
+			return (until == 0) ? hold.expiryNanos : Math.min(until, hold.expiryNanos);
 		}
 
-		private static boolean conflicts(LockAttempt attempt, Hold hold) {
-			return switch (attempt.type()) {
-				case READ -> hold.type() == LockType.WRITE;
-				case SEMAPHORE -> false;
-				default -> true;
-			};
+		private long earliest(long now) {
+			long earliest = (this.single != null) ? this.single.expiryNanos : Long.MAX_VALUE;
+			if (this.others != null) {
+				for (LocalHold hold : this.others) {
+					earliest = Math.min(earliest, hold.expiryNanos);
+				}
+			}
+			return (earliest == Long.MAX_VALUE) ? now + TimeUnit.MILLISECONDS.toNanos(1) : earliest;
 		}
 
 	}

@@ -8,7 +8,7 @@ import java.util.Set;
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.core.ReleaseSubscription;
 import org.apache.commons.logging.Log;
@@ -45,7 +45,7 @@ import org.springframework.util.Assert;
  *
  * @since 0.1.0
  */
-public final class RedisLockProvider implements LockProvider {
+public final class RedisLockProvider implements TryOnceLockProvider<RedisLockProvider.RedisHeldLock> {
 
 	/** Default of {@link #setWaiterTimeout(Duration)}. */
 	public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
@@ -147,7 +147,7 @@ public final class RedisLockProvider implements LockProvider {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) {
+	public Acquisition<RedisHeldLock> tryAcquire(LockAttempt attempt) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
 		String owner = attempt.owner();
 		long leaseMillis = millis(attempt.lease());
@@ -180,8 +180,7 @@ public final class RedisLockProvider implements LockProvider {
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) {
-		RedisHeldLock held = (RedisHeldLock) lock;
+	public boolean renew(RedisHeldLock held, Duration lease) {
 		RedisLockKeys keys = held.keys();
 		String owner = held.attempt().owner();
 		String ms = Long.toString(millis(lease));
@@ -191,8 +190,7 @@ public final class RedisLockProvider implements LockProvider {
 	}
 
 	@Override
-	public void release(HeldLock lock) {
-		RedisHeldLock held = (RedisHeldLock) lock;
+	public void release(RedisHeldLock held) {
 		RedisLockKeys keys = held.keys();
 		String owner = held.attempt().owner();
 		if (keys.heldAsMember()) {
@@ -262,7 +260,7 @@ public final class RedisLockProvider implements LockProvider {
 		return Math.max(1, Math.min(millis, MAX_MILLIS));
 	}
 
-	private record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
+	record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
 	}
 
 }

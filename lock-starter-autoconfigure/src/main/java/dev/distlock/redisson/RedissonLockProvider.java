@@ -74,7 +74,7 @@ import org.redisson.api.RedissonClient;
  *
  * @since 0.1.0
  */
-public final class RedissonLockProvider implements LockProvider {
+public final class RedissonLockProvider implements LockProvider<RedissonHeldLock> {
 
 	/** The provider's name. */
 	public static final String NAME = "redisson";
@@ -161,15 +161,9 @@ public final class RedissonLockProvider implements LockProvider {
 	 * deadline.
 	 */
 	@Override
-	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+	public @Nullable RedissonHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
 		long waitMillis = waiter.isTryOnce() ? 0 : waiter.remaining().toMillis();
 		return acquire(attempt, waitMillis);
-	}
-
-	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-		RedissonHeldLock held = acquire(attempt, 0);
-		return (held != null) ? Acquisition.acquired(held) : Acquisition.busy();
 	}
 
 	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitMillis) throws Exception {
@@ -250,8 +244,7 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) throws Exception {
-		RedissonHeldLock held = (RedissonHeldLock) lock;
+	public boolean renew(RedissonHeldLock held, Duration lease) throws Exception {
 		LockAttempt attempt = held.attempt();
 		long millis = Math.max(1, lease.toMillis());
 		String name = redisName(attempt);
@@ -271,8 +264,7 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	@Override
-	public void release(HeldLock lock) throws Exception {
-		RedissonHeldLock held = (RedissonHeldLock) lock;
+	public void release(RedissonHeldLock held) throws Exception {
 		LockAttempt attempt = held.attempt();
 		if (attempt.type() == LockType.SEMAPHORE) {
 			// false when the permit already expired: nothing to give back

@@ -17,7 +17,7 @@ import java.util.function.Function;
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -59,7 +59,7 @@ import org.redisson.config.Config;
  *
  * @since 0.1.0
  */
-public final class RedissonQuorumLockProvider implements LockProvider {
+public final class RedissonQuorumLockProvider implements TryOnceLockProvider<RedissonHeldLock> {
 
 	/** The provider's name. */
 	public static final String NAME = "redisson-quorum";
@@ -174,7 +174,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
 	 */
 	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+	public Acquisition<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		long ownerId = RedissonLockProvider.nextOwnerId();
 		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
@@ -259,8 +259,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) throws Exception {
-		RedissonHeldLock held = (RedissonHeldLock) lock;
+	public boolean renew(RedissonHeldLock held, Duration lease) throws Exception {
 		long leaseMillis = millis(lease);
 		String nodeLease = String.valueOf(leaseMillis + drift(leaseMillis));
 		List<CompletableFuture<Long>> replies = new ArrayList<>();
@@ -293,8 +292,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	}
 
 	@Override
-	public void release(HeldLock lock) {
-		RedissonHeldLock held = (RedissonHeldLock) lock;
+	public void release(RedissonHeldLock held) {
 		List<CompletableFuture<Void>> replies = new ArrayList<>();
 		for (int i = 0; i < this.nodes.size(); i++) {
 			replies.add(unlock(i, held.attempt(), held.ownerId()));

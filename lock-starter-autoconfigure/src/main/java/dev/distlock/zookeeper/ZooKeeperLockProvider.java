@@ -67,7 +67,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1.0
  */
-public final class ZooKeeperLockProvider implements LockProvider {
+public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLock> {
 
 	/** The base path used when none is given. */
 	public static final String DEFAULT_BASE_PATH = "/distlock";
@@ -158,11 +158,6 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	/**
 	 * One attempt: queue a node, and take it back out unless it holds the lock at once.
 	 */
-	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-		HeldLock lock = queue(attempt, null);
-		return (lock != null) ? Acquisition.acquired(lock) : Acquisition.busy();
-	}
 
 	/**
 	 * Queues one node and waits in place: the node is created once and kept while the waiter watches the node
@@ -171,11 +166,11 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	 * throws.
 	 */
 	@Override
-	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+	public @Nullable ZooKeeperHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
 		return queue(attempt, waiter);
 	}
 
-	private @Nullable HeldLock queue(LockAttempt attempt, @Nullable LockWaiter waiter) throws Exception {
+	private @Nullable ZooKeeperHeldLock queue(LockAttempt attempt, @Nullable LockWaiter waiter) throws Exception {
 		awaitConnection();
 		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
 		byte[] data = data(attempt, attempt.lease());
@@ -319,8 +314,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) throws Exception {
-		ZooKeeperHeldLock zkLock = (ZooKeeperHeldLock) lock;
+	public boolean renew(ZooKeeperHeldLock zkLock, Duration lease) throws Exception {
 		if (zkLock.isFinished()) {
 			return false;
 		}
@@ -339,8 +333,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	}
 
 	@Override
-	public void release(HeldLock lock) {
-		ZooKeeperHeldLock zkLock = (ZooKeeperHeldLock) lock;
+	public void release(ZooKeeperHeldLock zkLock) {
 		zkLock.finish();
 		this.held.remove(zkLock.path(), zkLock);
 		delete(zkLock.path());

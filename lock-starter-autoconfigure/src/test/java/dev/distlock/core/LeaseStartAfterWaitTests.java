@@ -35,7 +35,7 @@ class LeaseStartAfterWaitTests {
 		}
 	}
 
-	private static LockTemplate template(LockProvider provider) {
+	private static LockTemplate template(LockProvider<?> provider) {
 		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), new LeaseRenewer(1),
 				List.of());
 	}

@@ -16,7 +16,7 @@ abstract class AbstractJdbcLockProviderContractTest extends AbstractLockProvider
 	protected abstract JdbcTestDatabase database();
 
 	@Override
-	protected LockProvider createProvider() {
+	protected LockProvider<?> createProvider() {
 		return database().provider().build();
 	}
 

@@ -12,7 +12,7 @@ class LocalLockProviderContractTest extends AbstractLockProviderContractTest {
 	private final LocalLockProvider backend = new LocalLockProvider();
 
 	@Override
-	protected LockProvider createProvider() {
+	protected LockProvider<?> createProvider() {
 		return new LocalLockProvider(this.backend);
 	}
 

@@ -14,7 +14,7 @@ import java.util.UUID;
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.test.TestServers;
 import org.h2.tools.Server;
@@ -25,7 +25,7 @@ import org.h2.tools.Server;
  * against a real server doing real network I/O, never a mock. Every call opens its own connection, so a stopped
  * server fails the next call at once with "connection refused".
  */
-final class H2TcpFixtureLockProvider implements LockProvider {
+final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixtureLockProvider.FixtureHeldLock> {
 
 	static final String NAME = "h2fixture";
 
@@ -83,7 +83,7 @@ final class H2TcpFixtureLockProvider implements LockProvider {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) throws SQLException {
+	public Acquisition<FixtureHeldLock> tryAcquire(LockAttempt attempt) throws SQLException {
 		try (Connection connection = connect()) {
 			try (PreparedStatement expired = connection
 				.prepareStatement("DELETE FROM locks WHERE lock_key = ? AND lease_until < CURRENT_TIMESTAMP")) {
@@ -113,8 +113,8 @@ final class H2TcpFixtureLockProvider implements LockProvider {
 	}
 
 	@Override
-	public boolean renew(HeldLock lock, Duration lease) throws SQLException {
-		LockAttempt attempt = ((FixtureHeldLock) lock).attempt();
+	public boolean renew(FixtureHeldLock lock, Duration lease) throws SQLException {
+		LockAttempt attempt = lock.attempt();
 		try (Connection connection = connect(); PreparedStatement update = connection.prepareStatement(
 				"UPDATE locks SET lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP) WHERE lock_key = ? "
 						+ "AND owner = ? AND lease_until >= CURRENT_TIMESTAMP")) {
@@ -126,8 +126,8 @@ final class H2TcpFixtureLockProvider implements LockProvider {
 	}
 
 	@Override
-	public void release(HeldLock lock) throws SQLException {
-		delete(((FixtureHeldLock) lock).attempt());
+	public void release(FixtureHeldLock lock) throws SQLException {
+		delete(lock.attempt());
 	}
 
 	@Override
@@ -172,7 +172,7 @@ final class H2TcpFixtureLockProvider implements LockProvider {
 		this.server.stop();
 	}
 
-	private record FixtureHeldLock(LockAttempt attempt, long fencingToken) implements HeldLock {
+	record FixtureHeldLock(LockAttempt attempt, long fencingToken) implements HeldLock {
 	}
 
 }

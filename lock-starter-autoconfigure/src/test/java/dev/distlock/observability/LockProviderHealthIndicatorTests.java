@@ -87,7 +87,7 @@ class LockProviderHealthIndicatorTests {
 		}
 	}
 
-	private LockTemplate template(LockProvider provider) {
+	private LockTemplate template(LockProvider<?> provider) {
 		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix),
 				new LeaseRenewer(), List.of());
 	}

@@ -92,7 +92,7 @@ class LocksEndpointTests {
 		stuck.release();
 	}
 
-	private LockTemplate template(LockProvider... providers) {
+	private LockTemplate template(LockProvider<?>... providers) {
 		return new LockTemplate(List.of(providers), providers[0].name(),
 				LockSettings.defaults().withKeyPrefix(this.prefix), new LeaseRenewer(), List.of());
 	}

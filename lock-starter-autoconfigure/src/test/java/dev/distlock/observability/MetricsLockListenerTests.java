@@ -172,7 +172,7 @@ class MetricsLockListenerTests {
 			.value();
 	}
 
-	private LockTemplate template(LockProvider provider) {
+	private LockTemplate template(LockProvider<?> provider) {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(Duration.ofMillis(900), Duration.ofMillis(150));

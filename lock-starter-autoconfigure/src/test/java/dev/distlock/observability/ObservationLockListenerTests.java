@@ -205,7 +205,7 @@ class ObservationLockListenerTests {
 			.withWatchdog(Duration.ofMillis(900), Duration.ofMillis(150));
 	}
 
-	private LockTemplate template(LockProvider provider) {
+	private LockTemplate template(LockProvider<?> provider) {
 		return new LockTemplate(List.of(provider), provider.name(), settings(), new LeaseRenewer(),
 				List.of(new ObservationLockListener(this.registry)));
 	}
@@ -217,18 +217,18 @@ class ObservationLockListenerTests {
 
 		final List<Observation.Context> seen = new CopyOnWriteArrayList<>();
 
-		ScopeRecordingProvider(LockProvider delegate, ObservationRegistry registry) {
+		ScopeRecordingProvider(LockProvider<?> delegate, ObservationRegistry registry) {
 			super(delegate);
 			this.registry = registry;
 		}
 
 		@Override
-		public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+		public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 			Observation current = this.registry.getCurrentObservation();
 			if (current != null) {
 				this.seen.add(current.getContext());
 			}
-			return delegate().tryAcquire(attempt);
+			return super.tryAcquire(attempt);
 		}
 
 		@Override

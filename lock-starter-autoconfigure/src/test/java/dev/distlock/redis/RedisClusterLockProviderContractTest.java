@@ -77,7 +77,7 @@ class RedisClusterLockProviderContractTest extends RedisLockProviderContractTest
 				for (LockType type : LockType.values()) {
 					LockAttempt attempt = new LockAttempt("warm-up:" + i + ":" + UUID.randomUUID(), type, 1,
 							Duration.ofSeconds(10), UUID.randomUUID().toString());
-					HeldLock held = provider.tryAcquire(attempt).lock();
+					var held = provider.tryAcquire(attempt).lock();
 					provider.renew(held, Duration.ofSeconds(10));
 					provider.release(held);
 				}

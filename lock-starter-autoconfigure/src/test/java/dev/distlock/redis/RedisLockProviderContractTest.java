@@ -40,7 +40,7 @@ class RedisLockProviderContractTest extends AbstractLockProviderContractTest {
 	}
 
 	@Override
-	protected LockProvider createProvider() {
+	protected LockProvider<?> createProvider() {
 		return new RedisLockProvider(connectionFactory());
 	}
 

@@ -53,7 +53,7 @@ class RedisLockProviderTests {
 
 	private final String prefix = "rt:" + UUID.randomUUID().toString().substring(0, 8) + ":";
 
-	private final List<LockProvider> providers = Collections.synchronizedList(new ArrayList<>());
+	private final List<LockProvider<?>> providers = Collections.synchronizedList(new ArrayList<>());
 
 	@BeforeAll
 	static void connect() {
@@ -90,7 +90,7 @@ class RedisLockProviderTests {
 				UUID.randomUUID().toString());
 	}
 
-	private static HeldLock granted(Acquisition acquisition) {
+	private static RedisLockProvider.RedisHeldLock granted(Acquisition<RedisLockProvider.RedisHeldLock> acquisition) {
 		assertThat(acquisition.isAcquired()).as("granted").isTrue();
 		return acquisition.lock();
 	}
@@ -120,10 +120,10 @@ class RedisLockProviderTests {
 
 	@Test
 	void keysWithBracesLockLikeAnyOther() throws Exception {
-		LockProvider a = provider();
-		LockProvider b = provider();
+		RedisLockProvider a = provider();
+		RedisLockProvider b = provider();
 		for (String key : List.of("}", "a}b{c}", "{tagged}")) {
-			HeldLock held = granted(a.tryAcquire(attempt(key, LockType.MUTEX, Duration.ofSeconds(10))));
+			var held = granted(a.tryAcquire(attempt(key, LockType.MUTEX, Duration.ofSeconds(10))));
 			assertThat(b.tryAcquire(attempt(key, LockType.MUTEX, Duration.ofSeconds(10))).isAcquired()).isFalse();
 			a.release(held);
 			b.release(granted(b.tryAcquire(attempt(key, LockType.MUTEX, Duration.ofSeconds(10)))));
@@ -135,18 +135,18 @@ class RedisLockProviderTests {
 	@ParameterizedTest
 	@EnumSource(value = LockType.class, names = { "MUTEX", "FAIR", "WRITE", "SEMAPHORE" })
 	void busyAttemptTellsWhenTheHoldersLeaseEnds(LockType type) throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
-		Acquisition busy = provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
+		Acquisition<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
 
 	@Test
 	void readerBlockedByAWriterIsToldWhenTheWriterLeaseEnds() throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("busy", LockType.WRITE, Duration.ofSeconds(10))));
-		Acquisition busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
+		Acquisition<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
@@ -154,13 +154,13 @@ class RedisLockProviderTests {
 	@ParameterizedTest
 	@EnumSource(LockType.class)
 	void fencingTokensKeepIncreasingWhenTheCounterIsLost(LockType type) throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		LockAttempt first = attempt("fence", type, Duration.ofSeconds(10));
-		HeldLock held = granted(provider.tryAcquire(first));
+		var held = granted(provider.tryAcquire(first));
 		provider.release(held);
 		// what a restart without persistence or a failover that lost the last write does to the counter
 		redis.delete(RedisLockKeys.of(first.key(), type).fence());
-		HeldLock next = granted(provider.tryAcquire(attempt("fence", type, Duration.ofSeconds(10))));
+		RedisLockProvider.RedisHeldLock next = granted(provider.tryAcquire(attempt("fence", type, Duration.ofSeconds(10))));
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 	}
 
@@ -180,25 +180,25 @@ class RedisLockProviderTests {
 	@ParameterizedTest
 	@EnumSource(LockType.class)
 	void abandonReleasesAGrantWhoseReplyWasLost(LockType type) throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		LockAttempt lost = attempt("abandon", type, Duration.ofSeconds(30));
 		granted(provider.tryAcquire(lost));
 		LockType blockerType = (type == LockType.READ) ? LockType.WRITE : type;
 		LockAttempt blocker = attempt("abandon", blockerType, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(blocker).isAcquired()).as("held by the attempt whose reply was lost").isFalse();
 		provider.abandon(lost);
-		HeldLock next = granted(provider.tryAcquire(blocker));
+		RedisLockProvider.RedisHeldLock next = granted(provider.tryAcquire(blocker));
 		provider.release(next);
 		provider.abandon(lost); // a second clean-up finds nothing and does not fail
 	}
 
 	@Test
 	void staleReleaseAndRenewalTouchNothing() throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		LockAttempt stale = attempt("stale", LockType.MUTEX, Duration.ofMillis(300));
-		HeldLock staleLock = granted(provider.tryAcquire(stale));
+		RedisLockProvider.RedisHeldLock staleLock = granted(provider.tryAcquire(stale));
 		Thread.sleep(400);
-		HeldLock successor = granted(provider.tryAcquire(attempt("stale", LockType.MUTEX, Duration.ofSeconds(30))));
+		RedisLockProvider.RedisHeldLock successor = granted(provider.tryAcquire(attempt("stale", LockType.MUTEX, Duration.ofSeconds(30))));
 		assertThat(provider.renew(staleLock, Duration.ofSeconds(30))).isFalse();
 		provider.release(staleLock);
 		assertThat(provider.renew(successor, Duration.ofSeconds(30))).isTrue();
@@ -208,13 +208,13 @@ class RedisLockProviderTests {
 
 	@Test
 	void abandonedFairWaiterLeavesTheQueueAtOnce() throws Exception {
-		LockProvider provider = provider();
-		HeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
+		RedisLockProvider provider = provider();
+		RedisLockProvider.RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
 		LockAttempt gaveUp = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(gaveUp).isAcquired()).isFalse();
 		provider.release(holder);
 		LockAttempt next = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
-		Acquisition behind = provider.tryAcquire(next);
+		Acquisition<RedisLockProvider.RedisHeldLock> behind = provider.tryAcquire(next);
 		assertThat(behind.isAcquired()).as("queued behind the first waiter").isFalse();
 		assertThat(behind.retryAfter()).as("no lease to wait for, a waiter ahead").isNull();
 		provider.abandon(gaveUp);
@@ -225,15 +225,15 @@ class RedisLockProviderTests {
 	void deadFairWaiterLeavesTheQueueAfterTheWaiterTimeout() throws Exception {
 		RedisLockProvider provider = provider();
 		provider.setWaiterTimeout(Duration.ofSeconds(1));
-		HeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
+		RedisLockProvider.RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
 		long beforeDeadWaiter = System.nanoTime();
 		assertThat(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))).isAcquired())
 			.as("the waiter that dies").isFalse();
 		provider.release(holder);
 		LockAttempt live = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
-		HeldLock granted = null;
+		RedisLockProvider.RedisHeldLock granted = null;
 		while (granted == null && System.nanoTime() - beforeDeadWaiter < Duration.ofSeconds(10).toNanos()) {
-			Acquisition outcome = provider.tryAcquire(live);
+			Acquisition<RedisLockProvider.RedisHeldLock> outcome = provider.tryAcquire(live);
 			granted = outcome.isAcquired() ? outcome.lock() : null;
 			Thread.sleep(20);
 		}
@@ -248,14 +248,14 @@ class RedisLockProviderTests {
 
 	@Test
 	void waitingWriterHoldsBackNewReaders() throws Exception {
-		LockProvider provider = provider();
-		HeldLock reader = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
+		RedisLockProvider provider = provider();
+		RedisLockProvider.RedisHeldLock reader = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		LockAttempt writer = attempt("rw", LockType.WRITE, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(writer).isAcquired()).isFalse();
-		Acquisition lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
+		Acquisition<RedisLockProvider.RedisHeldLock> lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
 		assertThat(lateReader.isAcquired()).as("a reader arriving while a writer waits").isFalse();
 		provider.release(reader);
-		HeldLock written = granted(provider.tryAcquire(writer));
+		RedisLockProvider.RedisHeldLock written = granted(provider.tryAcquire(writer));
 		provider.release(written);
 		granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 	}
@@ -271,7 +271,7 @@ class RedisLockProviderTests {
 
 	@Test
 	void writerThatGaveUpNoLongerHoldsBackReaders() throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		LockAttempt writer = attempt("rw", LockType.WRITE, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(writer).isAcquired()).isFalse();
@@ -281,9 +281,9 @@ class RedisLockProviderTests {
 
 	@Test
 	void deadReaderHoldEndsWithItsLease() throws Exception {
-		LockProvider provider = provider();
+		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofMillis(300))));
-		HeldLock live = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
+		RedisLockProvider.RedisHeldLock live = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		Thread.sleep(400);
 		provider.release(live);
 		granted(provider.tryAcquire(attempt("rw", LockType.WRITE, Duration.ofSeconds(30))));
@@ -296,9 +296,9 @@ class RedisLockProviderTests {
 		String clientName = "distlock-test-" + UUID.randomUUID().toString().substring(0, 8);
 		LettuceConnectionFactory named = RedisTestConnections.standalone(TestServers.redisUri(),
 				Duration.ofSeconds(10), clientName);
-		LockProvider waiting = new RedisLockProvider(named);
+		RedisLockProvider waiting = new RedisLockProvider(named);
 		try {
-			LockProvider releasing = provider();
+			RedisLockProvider releasing = provider();
 			LockAttempt lock = attempt("notify", LockType.MUTEX, Duration.ofSeconds(30));
 			String channel = RedisLockKeys.of(lock.key(), LockType.MUTEX).channel();
 			AtomicInteger woken = new AtomicInteger();

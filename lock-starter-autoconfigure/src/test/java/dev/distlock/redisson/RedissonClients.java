@@ -49,7 +49,7 @@ final class RedissonClients {
 	}
 
 	/** A provider that owns its client: closing it shuts the client down. */
-	static LockProvider owning(LockProvider delegate, RedissonClient client) {
+	static LockProvider owning(LockProvider<?> delegate, RedissonClient client) {
 		return new OwningProvider(delegate, client);
 	}
 
@@ -57,7 +57,7 @@ final class RedissonClients {
 
 		private final RedissonClient client;
 
-		OwningProvider(LockProvider delegate, RedissonClient client) {
+		OwningProvider(LockProvider<?> delegate, RedissonClient client) {
 			super(delegate);
 			this.client = client;
 		}

@@ -34,7 +34,7 @@ class RedissonLockProviderContractTest extends AbstractLockProviderContractTest 
 	}
 
 	@Override
-	protected LockProvider createProvider() {
+	protected LockProvider<?> createProvider() {
 		RedissonClient client = RedissonClients.shared();
 		return RedissonClients.owning(new RedissonLockProvider(client), client);
 	}

@@ -10,8 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.distlock.core.Acquisition;
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
@@ -20,6 +18,7 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.LockWaiter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -123,7 +122,7 @@ class RedissonLockProviderTest {
 	void providerReleasesFromAnotherThreadThanTheOneThatAcquired() throws Exception {
 		RedissonLockProvider provider = provider();
 		LockAttempt attempt = attempt("raw-cross", LockType.MUTEX, Duration.ofSeconds(30));
-		HeldLock held = this.acquirer.submit(() -> provider.tryAcquire(attempt).lock()).get(10, TimeUnit.SECONDS);
+		RedissonHeldLock held = this.acquirer.submit(() -> provider.acquire(attempt, LockWaiter.tryOnce())).get(10, TimeUnit.SECONDS);
 		assertThat(this.admin.getKeys().countExists(attempt.key())).isEqualTo(1);
 		this.releaser.submit(() -> {
 			provider.release(held);
@@ -138,7 +137,7 @@ class RedissonLockProviderTest {
 		RedissonClient client = client();
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockAttempt attempt = attempt("owner", LockType.MUTEX, Duration.ofSeconds(30));
-		HeldLock held = provider.tryAcquire(attempt).lock();
+		RedissonHeldLock held = provider.acquire(attempt, LockWaiter.tryOnce());
 		Collection<Object> fields = this.admin.getMap(attempt.key(), org.redisson.client.codec.StringCodec.INSTANCE)
 			.keySet();
 		assertThat(fields).singleElement()
@@ -158,15 +157,17 @@ class RedissonLockProviderTest {
 	@EnumSource(LockType.class)
 	void redissonsWatchdogStaysOffSoAnUnrenewedLeaseEnds(LockType type) throws Exception {
 		RedissonLockProvider provider = provider();
-		Acquisition granted = provider.tryAcquire(attempt("nowatchdog-" + type, type, Duration.ofMillis(600)));
-		assertThat(granted.isAcquired()).isTrue();
+		RedissonHeldLock granted = provider.acquire(attempt("nowatchdog-" + type, type, Duration.ofMillis(600)),
+				LockWaiter.tryOnce());
+		assertThat(granted).isNotNull();
 		Thread.sleep(1500);
 		RedissonLockProvider other = provider();
-		Acquisition next = other.tryAcquire(attempt("nowatchdog-" + type, blocker(type), Duration.ofSeconds(5)));
-		assertThat(next.isAcquired()).as("free once the lease ran out, nobody renewed it").isTrue();
-		assertThat(next.lock().fencingToken()).isGreaterThan(granted.lock().fencingToken());
-		other.release(next.lock());
-		provider.release(granted.lock());
+		RedissonHeldLock next = other.acquire(attempt("nowatchdog-" + type, blocker(type), Duration.ofSeconds(5)),
+				LockWaiter.tryOnce());
+		assertThat(next).as("free once the lease ran out, nobody renewed it").isNotNull();
+		assertThat(next.fencingToken()).isGreaterThan(granted.fencingToken());
+		other.release(next);
+		provider.release(granted);
 	}
 
 	@ParameterizedTest
@@ -174,12 +175,12 @@ class RedissonLockProviderTest {
 	void renewExtendsOnlyWhileTheOwnerHolds(LockType type) throws Exception {
 		RedissonLockProvider provider = provider();
 		LockAttempt attempt = attempt("renew-" + type, type, Duration.ofMillis(700));
-		HeldLock held = provider.tryAcquire(attempt).lock();
+		RedissonHeldLock held = provider.acquire(attempt, LockWaiter.tryOnce());
 		assertThat(provider.renew(held, Duration.ofSeconds(5))).isTrue();
 		Thread.sleep(1200);
 		RedissonLockProvider other = provider();
-		assertThat(other.tryAcquire(attempt("renew-" + type, blocker(type), Duration.ofSeconds(5))).isAcquired())
-			.as("held past the first lease").isFalse();
+		assertThat(other.acquire(attempt("renew-" + type, blocker(type), Duration.ofSeconds(5)), LockWaiter.tryOnce()))
+			.as("held past the first lease").isNull();
 		List<String> keys = RedissonClients.keysOf(attempt.key(), type);
 		this.admin.getKeys().delete(keys.toArray(String[]::new));
 		assertThat(provider.renew(held, Duration.ofSeconds(5))).as("renewal after the lock was deleted").isFalse();
@@ -191,7 +192,7 @@ class RedissonLockProviderTest {
 		RedissonClient client = client();
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockAttempt attempt = attempt("reader", LockType.READ, Duration.ofMillis(500));
-		RedissonHeldLock held = (RedissonHeldLock) provider.tryAcquire(attempt).lock();
+		RedissonHeldLock held = provider.acquire(attempt, LockWaiter.tryOnce());
 		String name = RedissonLockProvider.redisName(attempt.key(), LockType.READ);
 		String holdKey = RedissonObject.suffixName(name, client.getId() + ":" + held.ownerId()) + ":rwlock_timeout:1";
 		assertThat(this.admin.getKeys().countExists(holdKey)).as("Redisson's per-hold key " + holdKey).isEqualTo(1);

@@ -39,7 +39,7 @@ class RedissonQuorumLockProviderContractTest extends AbstractLockProviderContrac
 	}
 
 	@Override
-	protected LockProvider createProvider() {
+	protected LockProvider<?> createProvider() {
 		return RedissonQuorumLockProvider.connect(servers.addresses(), Duration.ofMillis(500), null);
 	}
 

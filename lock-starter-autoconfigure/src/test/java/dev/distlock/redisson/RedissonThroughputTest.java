@@ -6,9 +6,11 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
+import dev.distlock.core.LockWaiter;
 import dev.distlock.core.LockTemplate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,7 +49,7 @@ class RedissonThroughputTest {
 					dev.distlock.core.LockType.MUTEX, 1, Duration.ofSeconds(30), "tp");
 			Runnable viaProvider = () -> {
 				try {
-					provider.release(provider.tryAcquire(attempt).lock());
+					provider.release(provider.acquire(attempt, LockWaiter.tryOnce()));
 				}
 				catch (Exception ex) {
 					throw new IllegalStateException(ex);

@@ -47,7 +47,7 @@ public abstract class AbstractLockProviderContractTest {
 
 	private final List<LockTemplate> templates = Collections.synchronizedList(new ArrayList<>());
 
-	private final List<LockProvider> providers = Collections.synchronizedList(new ArrayList<>());
+	private final List<LockProvider<?>> providers = Collections.synchronizedList(new ArrayList<>());
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
@@ -100,7 +100,7 @@ public abstract class AbstractLockProviderContractTest {
 
 	private LockTemplate newProcess(CountingLockProvider[] counting) {
 		try {
-			LockProvider provider = createProvider();
+			LockProvider<?> provider = createProvider();
 			this.providers.add(provider);
 			if (counting != null) {
 				counting[0] = new CountingLockProvider(provider);

@@ -23,7 +23,7 @@ public final class CountingLockProvider extends ForwardingLockProvider {
 
 	public final AtomicInteger maxInFlight = new AtomicInteger();
 
-	public CountingLockProvider(LockProvider delegate) {
+	public CountingLockProvider(LockProvider<?> delegate) {
 		super(delegate);
 	}
 

@@ -7,6 +7,7 @@ import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;
+import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.core.LockWaiter;
 import dev.distlock.core.ReleaseSubscription;
@@ -17,15 +18,16 @@ import org.jspecify.annotations.Nullable;
  * A provider that forwards every call to a real one; test fixtures extend it and override only what they observe or
  * change, so that none of them forgets to forward an SPI method.
  */
-public abstract class ForwardingLockProvider implements LockProvider {
+public abstract class ForwardingLockProvider implements TryOnceLockProvider<HeldLock> {
 
-	private final LockProvider delegate;
+	private final LockProvider<HeldLock> delegate;
 
-	protected ForwardingLockProvider(LockProvider delegate) {
-		this.delegate = delegate;
+	@SuppressWarnings("unchecked")
+	protected ForwardingLockProvider(LockProvider<?> delegate) {
+		this.delegate = (LockProvider<HeldLock>) delegate;
 	}
 
-	protected LockProvider delegate() {
+	protected LockProvider<HeldLock> delegate() {
 		return this.delegate;
 	}
 
@@ -40,8 +42,12 @@ public abstract class ForwardingLockProvider implements LockProvider {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-		return this.delegate.tryAcquire(attempt);
+	public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+		if (this.delegate instanceof TryOnceLockProvider<HeldLock> thin) {
+			return thin.tryAcquire(attempt);
+		}
+		HeldLock lock = this.delegate.acquire(attempt, LockWaiter.tryOnce());
+		return (lock != null) ? Acquisition.acquired(lock) : Acquisition.busy();
 	}
 
 	@Override
@@ -51,7 +57,13 @@ public abstract class ForwardingLockProvider implements LockProvider {
 
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
-		return this.delegate.subscribe(attempt, listener);
+		return (this.delegate instanceof TryOnceLockProvider<HeldLock> thin) ? thin.subscribe(attempt, listener)
+				: ReleaseSubscription.NONE;
+	}
+
+	@Override
+	public boolean[] renew(java.util.List<HeldLock> locks, Duration lease) throws Exception {
+		return this.delegate.renew(locks, lease);
 	}
 
 	@Override

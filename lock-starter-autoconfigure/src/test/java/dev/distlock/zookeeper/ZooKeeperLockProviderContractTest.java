@@ -49,7 +49,7 @@ class ZooKeeperLockProviderContractTest extends AbstractLockProviderContractTest
 	}
 
 	@Override
-	protected LockProvider createProvider() throws Exception {
+	protected LockProvider<?> createProvider() throws Exception {
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
 		this.clients.add(client);
 		return new ZooKeeperLockProvider(client);
