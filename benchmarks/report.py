@@ -249,7 +249,7 @@ def targets(rows):
         if d is None or c is None:
             out.append((id_, statement, "not measured", verdict(None)))
         else:
-            out.append((id_, statement, f"{d:.1f} vs {c:.1f} µs/op ({d - c:+.1f} µs)",
+            out.append((id_, statement, f"{d:,.1f} vs {c:,.1f} µs/op ({d - c:+,.1f} µs)",
                         verdict(d <= c + margin, is_noisy(rows, (subject, "1t"), (peer, "1t")))))
 
     cpu_vs("13", "distlock-redis-template", "ceiling-lettuce", 15,

@@ -2,7 +2,7 @@
 # Runs every benchmark of distlock and its peers in one go and writes benchmarks/RESULTS.md,
 # benchmarks/results.json and the charts docs/benchmarks-ops.svg and docs/benchmarks-handoff.svg.
 #
-#   benchmarks/run.sh           full run (~35 min on 2 cores; the Redis subjects alone ~15 min): JMH 3 x 3 s
+#   benchmarks/run.sh           full run (~27 min on 2 cores; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
 #                               warm-up, 3 x 3 s measurement per subject and shape; handoff: up to 300 handoffs
 #                               (30 s) per subject
 #   benchmarks/run.sh --quick   smoke run (~8 min, mostly JVM and application start-up): no warm-up, one 1 s
