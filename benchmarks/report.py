@@ -436,7 +436,7 @@ def main():
              "(in-process server). B/op = JMH's `gc.alloc.rate.norm` (`-prof gc`): bytes allocated by every thread "
              "of the JVM, JMH's own included, ÷ operations, median of the measurement iterations.")
     L.append(f"- Load: the 1-minute load average at the start of the first and the end of the last measurement "
-             f"iteration (the benchmark's own threads and servers raise it to ~1–2 on a quiet machine), and "
+             f"iteration (it counts the benchmark's own threads: one busy caller alone drives it toward 1), and "
              f"`others` = cores kept busy by processes other than the benchmark JVMs and the Redis/PostgreSQL "
              f"servers, averaged over the measurement iterations. {NOISY} marks a figure whose `others` exceeded "
              f"{threshold:g} (`noisy: true` in results.json).")

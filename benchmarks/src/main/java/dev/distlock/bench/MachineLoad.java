@@ -11,8 +11,8 @@ import java.util.Set;
  * What the rest of the machine was doing while a figure was taken, read from Linux's {@code /proc}: the 1-minute
  * load average, and the CPU that processes other than this benchmark used.
  * <p>
- * The load average alone cannot tell a quiet machine from a busy one here: the benchmark itself keeps one to two
- * threads runnable (client threads, Redis, PostgreSQL), so on a quiet machine it climbs to ~1–2 during a run. The CPU
+ * The load average alone cannot tell a quiet machine from a busy one here: the benchmark itself keeps threads
+ * runnable (one busy caller drives it toward 1; eight callers, client threads and Redis toward 2 or more). The CPU
  * that others used is what disturbs a figure: all CPU time the kernel counted ({@code /proc/stat}) minus this
  * process, its parent and its reaped children (the JMH host; the handoff children) and the Redis and PostgreSQL
  * servers the subjects talk to ({@code redis-server} and {@code postgres} processes, including their reaped
