@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""Turns one run of benchmarks/run.sh into benchmarks/RESULTS.md and benchmarks/results.json.
+"""Turns one run of benchmarks/run.sh into benchmarks/RESULTS.md, benchmarks/results.json and the SVG charts.
 
-usage: report.py <run output dir> <benchmarks dir>
+usage: report.py <run output dir> <benchmarks dir> [<docs dir>]
+       report.py --charts <results.json> <docs dir>      (charts only, from a results.json)
 
-Inputs in the run directory: jmh-<method>.json (JMH -rf json), latency/<method>__<subject>.json (per-operation
-histograms written by the benchmark forks), handoff.jsonl (Handoff), run.properties (machine, versions, settings).
-ops/s is the median of the measurement iterations; p50/p99 come from the histogram of every operation of those
-iterations. benchmarks/ANALYSIS.md, if present, is appended as the closing note.
+Inputs in the run directory: jmh-<method>.json (JMH -rf json, with the secondary results of `-prof gc` and
+`-prof dev.distlock.bench.CpuPerOp`), latency/<method>__<subject>.json (per-operation histograms written by the
+benchmark forks), handoff.jsonl (Handoff), run.properties (machine, versions, settings).
+ops/s, CPU and bytes per operation are medians over the measurement iterations (the last one also carries the
+subject's shutdown, the first one its start-up when there is no warm-up); p50/p99 come from the histogram of every
+operation of those iterations. A figure is noisy when other processes kept more than BENCH_NOISY_LOAD cores (default
+0.5) busy on average during its measurement. benchmarks/ANALYSIS.md, if present, is appended as the closing note.
 """
 import json
+import math
 import os
 import re
 import statistics
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
+import charts  # noqa: E402  (benchmarks/charts.py, beside this file)
 
 SHAPES = {
     "oneThread": "1t",
@@ -21,28 +29,65 @@ SHAPES = {
     "reentry": "reentry",
 }
 SHAPE_ORDER = ["1t", "8t8k", "8t1k", "reentry", "handoff"]
-SUBJECTS = [
-    "ceiling-lettuce", "distlock-redis-template", "distlock-redis-annotation", "distlock-redisson",
-    "redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j", "distlock-zookeeper", "curator-mutex",
-    "distlock-jdbc-postgres", "si-jdbc-postgres", "distlock-local-annotation", "distlock-local-template",
-    "plain-call",
+SHAPE_TITLES = {
+    "1t": "one thread, one key",
+    "8t8k": "eight threads, each its own key",
+    "8t1k": "eight threads, one key",
+    "reentry": "re-entry into a held lock",
+}
+REDIS = [
+    "ceiling-lettuce", "distlock-redis-template", "distlock-redis-annotation", "distlock-redis-async-release",
+    "distlock-redisson", "redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j",
+]
+SUBJECTS = REDIS + [
+    "distlock-zookeeper", "curator-mutex", "distlock-jdbc-postgres", "si-jdbc-postgres",
+    "distlock-local-annotation", "distlock-local-template", "plain-call",
 ]
 DIAG = ["diag-sdr-scripts", "diag-redis-provider"]
 ALL = SUBJECTS + DIAG
-REDIS = SUBJECTS[:8]
+REDIS_PEERS = ["ceiling-lettuce", "redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j"]
 # distlock subject -> the peers it is compared with
 PEERS = {
-    "distlock-redis-template": ["ceiling-lettuce", "redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j"],
-    "distlock-redis-annotation": ["ceiling-lettuce", "redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j"],
+    "distlock-redis-template": REDIS_PEERS,
+    "distlock-redis-annotation": REDIS_PEERS,
+    "distlock-redis-async-release": REDIS_PEERS + ["distlock-redis-annotation"],
     "distlock-redisson": ["redisson-rlock", "ceiling-lettuce"],
     "distlock-zookeeper": ["curator-mutex"],
     "distlock-jdbc-postgres": ["si-jdbc-postgres"],
     "distlock-local-annotation": ["distlock-local-template", "plain-call"],
 }
+NOISY = "†"
+
+
+def number(v):
+    """A JMH or JSON value as a float, None if absent or not a number (JMH writes NaN as the string "NaN")."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) or math.isinf(v) else v
+
+
+def noisy_threshold():
+    return float(os.environ.get("BENCH_NOISY_LOAD") or 0.5)
+
+
+def secondary(entry, name):
+    """Per-iteration values (measurement iterations, all forks) of a secondary result, or []."""
+    for key, metric in (entry.get("secondaryMetrics") or {}).items():
+        if key.lstrip("·") == name:
+            values = [number(v) for fork in metric.get("rawData", []) for v in fork]
+            return [v for v in values if v is not None]
+    return []
+
+
+def median(values):
+    return statistics.median(values) if values else None
 
 
 def load(run):
     rows = {}  # (subject, shape) -> dict
+    threshold = noisy_threshold()
     for method, shape in SHAPES.items():
         path = os.path.join(run, f"jmh-{method}.json")
         if not os.path.exists(path):
@@ -55,12 +100,22 @@ def load(run):
             subject = entry["params"]["name"]
             metric = entry["primaryMetric"]
             iterations = [v for fork in metric.get("rawData", []) for v in fork]
+            before, after, others = (secondary(entry, "load.before"), secondary(entry, "load.after"),
+                                     secondary(entry, "load.others"))
+            other_load = statistics.mean(others) if others else None
             rows[(subject, shape)] = {
                 "ops_per_s": statistics.median(iterations) if iterations else metric["score"],
                 "mean": metric["score"],
                 "error": metric.get("scoreError"),
                 "iterations": iterations,
                 "threads": entry.get("threads"),
+                "cpu_us_per_op": median(secondary(entry, "cpu.us.per.op")),
+                "cpu_cores": median(secondary(entry, "cpu.cores")),
+                "alloc_bytes_per_op": median(secondary(entry, "gc.alloc.rate.norm")),
+                "load_before": before[0] if before else None,
+                "load_after": after[-1] if after else None,
+                "other_load": other_load,
+                "noisy": None if other_load is None else other_load > threshold,
             }
         latency_dir = os.path.join(run, "latency")
         for subject in ALL:
@@ -80,8 +135,13 @@ def load(run):
                 if "error" in h:
                     errors[(h["subject"], "handoff")] = h["error"]
                     continue
-                rows[(h["subject"], "handoff")] = {"ops_per_s": None, "handoff": h,
-                                                   "latency": {"p50_us": h["p50_us"], "p99_us": h["p99_us"]}}
+                other_load = number(h.get("other_load"))
+                rows[(h["subject"], "handoff")] = {
+                    "ops_per_s": None, "handoff": h,
+                    "latency": {"p50_us": h["p50_us"], "p99_us": h["p99_us"]},
+                    "load_before": number(h.get("load_before")), "load_after": number(h.get("load_after")),
+                    "other_load": other_load, "noisy": None if other_load is None else other_load > threshold,
+                }
     props = {}
     path = os.path.join(run, "run.properties")
     if os.path.exists(path):
@@ -93,16 +153,22 @@ def load(run):
     return rows, errors, props
 
 
-def ops(rows, subject, shape):
+def get(rows, subject, shape, field="ops_per_s"):
     row = rows.get((subject, shape))
-    return row["ops_per_s"] if row else None
+    return None if not row else row.get(field)
+
+
+def ops(rows, subject, shape):
+    return get(rows, subject, shape)
+
+
+def is_noisy(rows, *keys):
+    return any(get(rows, s, sh, "noisy") for s, sh in keys)
 
 
 def fmt_ops(v):
     if v is None:
         return "—"
-    if v >= 100000:
-        return f"{v:,.0f}"
     if v >= 100:
         return f"{v:,.0f}"
     return f"{v:,.1f}"
@@ -124,73 +190,140 @@ def fmt_us(v):
     return f"{v:.3f}"
 
 
+def fmt_bytes(v):
+    return "—" if v is None else f"{v:,.0f}"
+
+
+def fmt_load(v):
+    return "—" if v is None else f"{v:.2f}"
+
+
+def mark(rows, subject, shape, text):
+    return text + NOISY if get(rows, subject, shape, "noisy") else text
+
+
+def verdict(ok, noisy=False):
+    if ok is None:
+        return "—"
+    text = "**pass**" if ok else "**MISS**"
+    return text + " (noisy)" if noisy else text
+
+
 def targets(rows):
-    """P1–P6 of issue 9: (id, statement, measured, verdict)."""
+    """The targets of issues 13 (core) and 14 (Redis): (id, statement, measured, verdict)."""
     out = []
 
-    def verdict(ok):
-        return "—" if ok is None else ("**pass**" if ok else "**MISS**")
-
-    ceiling = ops(rows, "ceiling-lettuce", "1t")
-    ann1 = ops(rows, "distlock-redis-annotation", "1t")
-    ok = None if ceiling is None or ann1 is None else ann1 >= 0.9 * ceiling
-    out.append(("P1", "1 thread, `@DistributedLock` on Redis ≥ 0.9 × two-round-trip ceiling",
-                f"{fmt_ops(ann1)} vs ceiling {fmt_ops(ceiling)} ops/s = {fmt_ratio(ann1, ceiling)}", verdict(ok)))
-
-    for subject in ("distlock-redis-annotation", "distlock-redis-template"):
-        d = ops(rows, subject, "8t8k")
-        r = ops(rows, "redisson-rlock", "8t8k")
-        ok = None if d is None or r is None else d >= 2.5 * r
-        out.append(("P2", f"8 threads × 8 keys ≥ 2.5 × Redisson RLock (`{subject}`)",
-                    f"{fmt_ops(d)} vs {fmt_ops(r)} ops/s = {fmt_ratio(d, r)}", verdict(ok)))
-
-    for subject in ("distlock-redis-annotation", "distlock-redis-template"):
-        d = ops(rows, subject, "8t1k")
-        r = ops(rows, "redisson-rlock", "8t1k")
-        ok = None if d is None or r is None or ann1 is None else (d >= 0.8 * ann1 and d >= 1.5 * r)
-        out.append(("P3", f"8 threads × 1 key ≥ 0.8 × P1 and ≥ 1.5 × Redisson RLock (`{subject}`)",
-                    f"{fmt_ops(d)} ops/s = {fmt_ratio(d, ann1)} of P1, {fmt_ratio(d, r)} of Redisson "
-                    f"({fmt_ops(r)})", verdict(ok)))
-
-    h = rows.get(("distlock-redis-template", "handoff"))
-    if h:
-        p50, p99 = h["handoff"]["p50_us"], h["handoff"]["p99_us"]
-        ok = p50 <= 1000 and p99 <= 5000
-        out.append(("P4", "handoff on Redis: p50 ≤ 1 ms, p99 ≤ 5 ms",
-                    f"p50 {p50 / 1000:.2f} ms, p99 {p99 / 1000:.2f} ms", verdict(ok)))
+    # issue 13
+    t_ops = ops(rows, "distlock-local-template", "1t")
+    t_alloc = get(rows, "distlock-local-template", "1t", "alloc_bytes_per_op")
+    t_cpu = get(rows, "distlock-local-template", "1t", "cpu_us_per_op")
+    n = is_noisy(rows, ("distlock-local-template", "1t"))
+    out.append(("13", "`distlock-local-template` 1t allocates ≤ 400 B/op",
+                "not measured" if t_alloc is None else f"{t_alloc:,.0f} B/op",
+                verdict(None if t_alloc is None else t_alloc <= 400, n)))
+    if t_cpu is not None and t_ops:
+        wall = 1e6 / t_ops
+        out.append(("13", "`distlock-local-template` 1t: process CPU per op ≤ 1.2 × wall time per op",
+                    f"CPU {t_cpu:.2f} µs, wall {wall:.2f} µs = {t_cpu / wall:.2f}×", verdict(t_cpu <= 1.2 * wall, n)))
     else:
-        out.append(("P4", "handoff on Redis: p50 ≤ 1 ms, p99 ≤ 5 ms", "not measured", verdict(None)))
+        out.append(("13", "`distlock-local-template` 1t: process CPU per op ≤ 1.2 × wall time per op",
+                    "not measured", verdict(None)))
 
     a = ops(rows, "distlock-local-annotation", "1t")
-    t = ops(rows, "distlock-local-template", "1t")
     p = ops(rows, "plain-call", "1t")
-    if a and t:
-        over = 1e6 / a - 1e6 / t
-        extra = f"; annotated vs plain call {1e6 / a - 1e6 / p:.2f} µs" if p else ""
-        out.append(("P5", "aspect overhead ≤ 2 µs per call (annotated − `LockTemplate`, `local`)",
-                    f"{over:.2f} µs{extra}", verdict(over <= 2.0)))
+    if a and t_ops:
+        over = 1e6 / a - 1e6 / t_ops
+        a_cpu = get(rows, "distlock-local-annotation", "1t", "cpu_us_per_op")
+        extra = f"; in CPU per op {a_cpu - t_cpu:+.2f} µs" if a_cpu is not None and t_cpu is not None else ""
+        extra += f"; annotated vs plain call {1e6 / a - 1e6 / p:.2f} µs" if p else ""
+        out.append(("13", "`@DistributedLock` over `LockTemplate` on `local` ≤ 0.3 µs per call (1t)",
+                    f"{over:.2f} µs{extra}",
+                    verdict(over <= 0.3, is_noisy(rows, ("distlock-local-annotation", "1t"),
+                                                  ("distlock-local-template", "1t")))))
     else:
-        out.append(("P5", "aspect overhead ≤ 2 µs per call", "not measured", verdict(None)))
+        out.append(("13", "`@DistributedLock` over `LockTemplate` on `local` ≤ 0.3 µs per call", "not measured",
+                    verdict(None)))
 
-    for subject, peer, name in (("distlock-zookeeper", "curator-mutex", "ZooKeeper ≥ 1.0 × Curator InterProcessMutex"),
-                                ("distlock-jdbc-postgres", "si-jdbc-postgres",
-                                 "JDBC (PostgreSQL) ≥ 1.0 × Spring Integration JdbcLockRegistry")):
+    def cpu_vs(id_, subject, peer, margin, statement):
+        d, c = get(rows, subject, "1t", "cpu_us_per_op"), get(rows, peer, "1t", "cpu_us_per_op")
+        if d is None or c is None:
+            out.append((id_, statement, "not measured", verdict(None)))
+        else:
+            out.append((id_, statement, f"{d:,.1f} vs {c:,.1f} µs/op ({d - c:+,.1f} µs)",
+                        verdict(d <= c + margin, is_noisy(rows, (subject, "1t"), (peer, "1t")))))
+
+    cpu_vs("13", "distlock-redis-template", "ceiling-lettuce", 15,
+           "`distlock-redis-template` 1t CPU per op ≤ `ceiling-lettuce` + 15 µs")
+    cpu_vs("13", "distlock-zookeeper", "curator-mutex", 0,
+           "`distlock-zookeeper` 1t CPU per op ≤ Curator `InterProcessMutex`'s")
+
+    def ratio_all(id_, subject, peer, factor, shapes, statement):
         parts, oks = [], []
-        for shape in ("1t", "8t8k", "8t1k"):
+        for shape in shapes:
             d, r = ops(rows, subject, shape), ops(rows, peer, shape)
             parts.append(f"{shape} {fmt_ratio(d, r)}")
             if d is not None and r is not None:
-                oks.append(d >= r)
-        ok = None if not oks else all(oks) and len(oks) == 3
-        out.append(("P6", name + " (1t, 8t8k, 8t1k)", ", ".join(parts), verdict(ok)))
+                oks.append(d >= factor * r)
+        ok = None if len(oks) != len(shapes) else all(oks)
+        keys = [(s, sh) for sh in shapes for s in (subject, peer)]
+        out.append((id_, statement, ", ".join(parts), verdict(ok, is_noisy(rows, *keys))))
+
+    ratio_all("13", "distlock-zookeeper", "curator-mutex", 1.0, ("1t", "8t8k", "8t1k"),
+              "ZooKeeper ops/s ≥ 1.0 × Curator `InterProcessMutex` (1t, 8t8k, 8t1k)")
+    ratio_all("13", "distlock-jdbc-postgres", "si-jdbc-postgres", 1.5, ("1t", "8t8k", "8t1k", "reentry"),
+              "JDBC on PostgreSQL ≥ 1.5 × Spring Integration `JdbcLockRegistry` on every shape")
+
+    # issue 14
+    ceiling = ops(rows, "ceiling-lettuce", "1t")
+    ann1 = ops(rows, "distlock-redis-annotation", "1t")
+    out.append(("14 P1", "`distlock-redis-annotation` 1t ≥ 0.95 × `ceiling-lettuce` 1t",
+                f"{fmt_ops(ann1)} vs {fmt_ops(ceiling)} ops/s = {fmt_ratio(ann1, ceiling)}",
+                verdict(None if ceiling is None or ann1 is None else ann1 >= 0.95 * ceiling,
+                        is_noisy(rows, ("distlock-redis-annotation", "1t"), ("ceiling-lettuce", "1t")))))
+    for id_, shape in (("14 P2", "8t8k"), ("14 P3", "8t1k")):
+        d = ops(rows, "distlock-redis-annotation", shape)
+        peers = [(ops(rows, s, shape), s) for s in ("si-redis-spin", "si-redis-pubsub", "redisson-rlock")]
+        peers = [(v, s) for v, s in peers if v is not None]
+        statement = (f"`distlock-redis-annotation` {shape} ≥ 1.2 × the best of Spring Integration (spin, pub/sub) "
+                     "and Redisson")
+        if d is None or not peers:
+            out.append((id_, statement, "not measured", verdict(None)))
+            continue
+        best, name = max(peers)
+        keys = [("distlock-redis-annotation", shape)] + [(s, shape) for _, s in peers]
+        out.append((id_, statement, f"{fmt_ops(d)} vs `{name}` {fmt_ops(best)} ops/s = {fmt_ratio(d, best)}",
+                    verdict(d >= 1.2 * best, is_noisy(rows, *keys))))
+    cpu_vs("14", "distlock-redis-annotation", "ceiling-lettuce", 10,
+           "`distlock-redis-annotation` 1t CPU per op ≤ `ceiling-lettuce` + 10 µs")
+    asy = ops(rows, "distlock-redis-async-release", "1t")
+    out.append(("14", "`distlock-redis-async-release` 1t ≥ 1.6 × `ceiling-lettuce` 1t",
+                f"{fmt_ops(asy)} vs {fmt_ops(ceiling)} ops/s = {fmt_ratio(asy, ceiling)}",
+                verdict(None if asy is None or ceiling is None else asy >= 1.6 * ceiling,
+                        is_noisy(rows, ("distlock-redis-async-release", "1t"), ("ceiling-lettuce", "1t")))))
+    handoff_peers = ["redisson-rlock", "si-redis-pubsub", "si-redis-spin", "lock4j"]
+    for subject in ("distlock-redis-template", "distlock-redis-async-release"):
+        statement = f"handoff `{subject}`: p50 ≤ 1 ms and below every Redis peer's p50"
+        h = rows.get((subject, "handoff"))
+        if not h:
+            if subject == "distlock-redis-template":
+                out.append(("14", statement, "not measured", verdict(None)))
+            continue
+        p50 = h["handoff"]["p50_us"]
+        measured = [(rows[(s, "handoff")]["handoff"]["p50_us"], s) for s in handoff_peers if (s, "handoff") in rows]
+        best = min(measured) if measured else None
+        peer_text = f", best peer `{best[1]}` {best[0] / 1000:.2f} ms" if best else ", no peer measured"
+        ok = p50 <= 1000 and (best is None or p50 < best[0])
+        keys = [(subject, "handoff")] + [(s, "handoff") for _, s in measured]
+        out.append(("14", statement, f"p50 {p50 / 1000:.2f} ms{peer_text}", verdict(ok, is_noisy(rows, *keys))))
     return out
 
 
-def main():
-    run, bench_dir = sys.argv[1], sys.argv[2]
-    rows, errors, props = load(run)
-
+def results_list(rows):
     results = []
+
+    def rnd(v, digits):
+        return None if v is None else round(v, digits)
+
     for subject in SUBJECTS:
         for shape in SHAPE_ORDER:
             row = rows.get((subject, shape))
@@ -200,13 +333,48 @@ def main():
             results.append({
                 "subject": subject,
                 "shape": shape,
-                "ops_per_s": None if row["ops_per_s"] is None else round(row["ops_per_s"], 1),
-                "p50_us": None if lat.get("p50_us") is None else round(lat["p50_us"], 3),
-                "p99_us": None if lat.get("p99_us") is None else round(lat["p99_us"], 3),
+                "ops_per_s": rnd(row["ops_per_s"], 1),
+                "p50_us": rnd(lat.get("p50_us"), 3),
+                "p99_us": rnd(lat.get("p99_us"), 3),
+                "cpu_us_per_op": rnd(row.get("cpu_us_per_op"), 3),
+                "alloc_bytes_per_op": rnd(row.get("alloc_bytes_per_op"), 1),
+                "load_before": rnd(row.get("load_before"), 2),
+                "load_after": rnd(row.get("load_after"), 2),
+                "other_load": rnd(row.get("other_load"), 2),
+                "noisy": row.get("noisy"),
             })
+    return results
+
+
+def run_of_results_md(results_json):
+    """The run's mode, start and commit from the RESULTS.md beside a results.json written before it kept them."""
+    path = os.path.join(os.path.dirname(os.path.abspath(results_json)), "RESULTS.md")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        m = re.search(r"\((\w+) run, (\S+) → (\S+), commit `([^`]*)`\)", f.read())
+    return {"mode": m.group(1), "started": m.group(2), "finished": m.group(3), "commit": m.group(4)} if m else {}
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--charts":
+        with open(sys.argv[2]) as f:
+            data = json.load(f)
+        charts.write_all(data.get("results", []), data.get("run") or run_of_results_md(sys.argv[2]), sys.argv[3])
+        return
+    run, bench_dir = sys.argv[1], sys.argv[2]
+    docs_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    rows, errors, props = load(run)
+    threshold = noisy_threshold()
+
+    results = results_list(rows)
+    meta = {k: props.get(k) for k in ("mode", "started", "finished", "commit", "jmh_times", "handoff")}
+    meta["noisy_load"] = threshold
     with open(os.path.join(bench_dir, "results.json"), "w") as f:
-        json.dump({"results": results}, f, indent=2)
+        json.dump({"run": meta, "results": results}, f, indent=2)
         f.write("\n")
+    if docs_dir:
+        charts.write_all(results, meta, docs_dir)
 
     present = [s for s in SUBJECTS if any((s, sh) in rows for sh in SHAPE_ORDER)]
     missing = [s for s in SUBJECTS if s not in present]
@@ -216,8 +384,14 @@ def main():
     L.append(f"Generated by `benchmarks/run.sh{' --quick' if props.get('mode') == 'quick' else ''}` "
              f"({props.get('mode', '?')} run, {props.get('started', '?')} → {props.get('finished', '?')}, "
              f"commit `{props.get('commit', '?')}`). Every figure comes from this one run on one machine, so the "
-             "ratios compare like with like. Raw JMH output: `benchmarks/target/results/`.")
+             "ratios compare like with like. Raw JMH output: `benchmarks/target/results/`. Charts: "
+             "[ops/s](../docs/benchmarks-ops.svg), [handoff](../docs/benchmarks-handoff.svg).")
     L.append("")
+    noisy_rows = [(s, sh) for (s, sh), r in rows.items() if r.get("noisy")]
+    if noisy_rows:
+        L.append(f"**{len(noisy_rows)} figure(s) marked {NOISY} were taken while other processes kept more than "
+                 f"{threshold:g} cores busy on average**; rerun them on a quiet machine before quoting them.")
+        L.append("")
     L.append("## Machine and versions")
     L.append("")
     cp = props.get("classpath", "")
@@ -237,8 +411,8 @@ def main():
              f"Spring Integration {ver('spring-integration-redis')} (JDBC module {ver('spring-integration-jdbc')}: "
              f"7.1.0 is absent from the registry), lock4j {ver('lock4j-core')}, Curator {ver('curator-recipes')}, "
              f"HikariCP {ver('HikariCP')}, PostgreSQL JDBC {ver('postgresql')}, JMH {ver('jmh-core')}")
-    L.append(f"- JMH: `{props.get('jmh_times', '?')}`, throughput mode, one fork per subject and shape; "
-             f"handoff (handoffs, warm-up, margin ms, max s): `{props.get('handoff', '?')}`")
+    L.append(f"- JMH: `{props.get('jmh_times', '?')} {props.get('jmh_profilers', '')}`, throughput mode, one fork "
+             f"per subject and shape; handoff (handoffs, warm-up, margin ms, max s): `{props.get('handoff', '?')}`")
     L.append("")
     L.append("## What is measured")
     L.append("")
@@ -252,10 +426,20 @@ def main():
              "release (compare, DEL, PUBLISH): two round trips and nothing else; local threads of one key queue "
              "on a fair in-JVM lock first. distlock runs in a Spring Boot application configured by properties "
              "only; `-template` calls `LockTemplate.execute`, `-annotation` a `@DistributedLock` method through "
-             "its proxy.")
+             "its proxy; `-async-release` is `-annotation` with `distlock.redis.release-mode=async`.")
     L.append("- ops/s = median of the measurement iterations; p50/p99 = every operation of those iterations "
              "timed with `System.nanoTime()` into an HdrHistogram (two `nanoTime` calls, ~50 ns, inside the "
              "throughput run, rather than a second `Mode.SampleTime` run).")
+    L.append("- CPU µs/op = the benchmark JVM's process CPU time (every thread: callers, client I/O threads, "
+             "timers, JIT, GC) over an iteration ÷ the operations of that iteration, median of the measurement "
+             "iterations (`CpuPerOp` profiler). Redis's and PostgreSQL's own CPU is not in it; ZooKeeper's is "
+             "(in-process server). B/op = JMH's `gc.alloc.rate.norm` (`-prof gc`): bytes allocated by every thread "
+             "of the JVM, JMH's own included, ÷ operations, median of the measurement iterations.")
+    L.append(f"- Load: the 1-minute load average at the start of the first and the end of the last measurement "
+             f"iteration (it counts the benchmark's own threads: one busy caller alone drives it toward 1), and "
+             f"`others` = cores kept busy by processes other than the benchmark JVMs and the Redis/PostgreSQL "
+             f"servers, averaged over the measurement iterations. {NOISY} marks a figure whose `others` exceeded "
+             f"{threshold:g} (`noisy: true` in results.json).")
     L.append("- Handoff: acquisition k belongs to process k mod 2; the holder waits until the other process has "
              "entered `lock()` plus a margin, writes `Instant.now()` into a shared memory-mapped file and "
              "releases; the other stamps `Instant.now()` when its `lock()` returns. Latency = difference (one "
@@ -268,7 +452,7 @@ def main():
     L.append("| subject | 1t | 8t8k | 8t1k | reentry | 1t × ceiling | 8t8k × ceiling | 8t1k × ceiling |")
     L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for s in present:
-        cells = [fmt_ops(ops(rows, s, sh)) for sh in ("1t", "8t8k", "8t1k", "reentry")]
+        cells = [mark(rows, s, sh, fmt_ops(ops(rows, s, sh))) for sh in ("1t", "8t8k", "8t1k", "reentry")]
         if s in REDIS:
             ratios = [fmt_ratio(ops(rows, s, sh), ops(rows, "ceiling-lettuce", sh)) for sh in ("1t", "8t8k", "8t1k")]
         else:
@@ -276,73 +460,96 @@ def main():
         L.append(f"| `{s}` | " + " | ".join(cells + ratios) + " |")
     L.append("")
 
-    L.append("## distlock against each peer (ratio of ops/s, same shape)")
+    L.append("## Each shape: throughput, latency, cost per operation, load")
     L.append("")
-    L.append("| distlock subject | peer | 1t | 8t8k | 8t1k | reentry |")
-    L.append("| --- | --- | ---: | ---: | ---: | ---: |")
-    for s, peers in PEERS.items():
-        if s not in present:
+    L.append("CPU µs/op and B/op count every thread of the benchmark JVM; load before → after is the 1-minute load "
+             "average; others = cores used by other processes meanwhile.")
+    L.append("")
+    for shape, title in SHAPE_TITLES.items():
+        shown = [s for s in present if (s, shape) in rows]
+        if not shown:
             continue
-        for p in peers:
-            if p not in present:
-                continue
+        L.append(f"### `{shape}`: {title}")
+        L.append("")
+        L.append("| subject | ops/s | × ceiling | p50 µs | p99 µs | CPU µs/op | B/op | load before → after | others |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for s in shown:
+            row = rows[(s, shape)]
+            lat = row.get("latency") or {}
+            ratio = fmt_ratio(ops(rows, s, shape), ops(rows, "ceiling-lettuce", shape)) if s in REDIS else ""
+            L.append(f"| `{s}` | {mark(rows, s, shape, fmt_ops(row['ops_per_s']))} | {ratio} | "
+                     f"{fmt_us(lat.get('p50_us'))} | {fmt_us(lat.get('p99_us'))} | "
+                     f"{fmt_us(row.get('cpu_us_per_op'))} | {fmt_bytes(row.get('alloc_bytes_per_op'))} | "
+                     f"{fmt_load(row.get('load_before'))} → {fmt_load(row.get('load_after'))} | "
+                     f"{mark(rows, s, shape, fmt_load(row.get('other_load')))} |")
+        L.append("")
+
+    pairs = [(s, p) for s, peers in PEERS.items() for p in peers if s in present and p in present]
+    if pairs:
+        L.append("## distlock against each peer (ratio of ops/s, same shape)")
+        L.append("")
+        L.append("| distlock subject | peer | 1t | 8t8k | 8t1k | reentry |")
+        L.append("| --- | --- | ---: | ---: | ---: | ---: |")
+        for s, p in pairs:
             cells = [fmt_ratio(ops(rows, s, sh), ops(rows, p, sh)) for sh in ("1t", "8t8k", "8t1k", "reentry")]
             L.append(f"| `{s}` | `{p}` | " + " | ".join(cells) + " |")
-    L.append("")
-
-    L.append("## Latency per operation (µs: p50 / p99)")
-    L.append("")
-    L.append("| subject | 1t | 8t8k | 8t1k | reentry |")
-    L.append("| --- | ---: | ---: | ---: | ---: |")
-    for s in present:
-        cells = []
-        for sh in ("1t", "8t8k", "8t1k", "reentry"):
-            lat = (rows.get((s, sh)) or {}).get("latency")
-            cells.append("—" if not lat else f"{fmt_us(lat['p50_us'])} / {fmt_us(lat['p99_us'])}")
-        L.append(f"| `{s}` | " + " | ".join(cells) + " |")
-    L.append("")
+        L.append("")
 
     L.append("## Where the time goes on Redis, one thread (diagnostics)")
     L.append("")
     L.append("Each step adds one layer: raw Lettuce (`ceiling-lettuce`), the same two scripts through Spring Data "
              "Redis's `StringRedisTemplate` (`diag-sdr-scripts`), distlock's `RedisLockProvider` called directly "
              "(`diag-redis-provider`: its scripts and keys, no core), `LockTemplate.execute` (local queue, re-entry "
-             "map, lease bookkeeping) and the `@DistributedLock` proxy. µs per operation = 1 / median ops/s.")
+             "map, lease bookkeeping) and the `@DistributedLock` proxy. µs per operation = 1 / median ops/s; CPU "
+             "µs/op is the process CPU, which a busy machine disturbs far less.")
     L.append("")
-    L.append("| layer | 1t ops/s | µs/op | + µs vs previous | p50 µs | 8t8k ops/s |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
-    previous = None
+    L.append("| layer | 1t ops/s | µs/op | + µs vs previous | p50 µs | CPU µs/op | + CPU µs | B/op | 8t8k ops/s |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    previous = previous_cpu = None
     for s in ["ceiling-lettuce", "diag-sdr-scripts", "diag-redis-provider", "distlock-redis-template",
               "distlock-redis-annotation"]:
         o = ops(rows, s, "1t")
         if o is None:
             continue
         us = 1e6 / o
+        cpu = get(rows, s, "1t", "cpu_us_per_op")
         lat = (rows.get((s, "1t")) or {}).get("latency") or {}
         delta = "" if previous is None else f"{us - previous:+.1f}"
-        L.append(f"| `{s}` | {fmt_ops(o)} | {us:.1f} | {delta} | {fmt_us(lat.get('p50_us'))} | "
+        cpu_delta = "" if previous_cpu is None or cpu is None else f"{cpu - previous_cpu:+.1f}"
+        L.append(f"| `{s}` | {mark(rows, s, '1t', fmt_ops(o))} | {us:.1f} | {delta} | {fmt_us(lat.get('p50_us'))} | "
+                 f"{fmt_us(cpu)} | {cpu_delta} | {fmt_bytes(get(rows, s, '1t', 'alloc_bytes_per_op'))} | "
                  f"{fmt_ops(ops(rows, s, '8t8k'))} |")
-        previous = us
+        previous, previous_cpu = us, cpu
     L.append("")
 
-    L.append("## Handoff between two JVMs (µs)")
-    L.append("")
-    L.append("| subject | handoffs | p50 | p90 | p99 | max | mean | pair mean (own clocks) | pair p50 |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for s in SUBJECTS:
+    handoffs = [s for s in ALL if (s, "handoff") in rows or (s, "handoff") in errors]
+    if handoffs:
+        L.append("## Handoff between two JVMs (µs)")
+        L.append("")
+        L.append("| subject | handoffs | p50 | p90 | p99 | max | mean | pair mean (own clocks) | pair p50 | "
+                 "load before → after | others |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for s in handoffs:
         row = rows.get((s, "handoff"))
         if row:
             h = row["handoff"]
-            L.append(f"| `{s}` | {h['count']} | {fmt_us(h['p50_us'])} | {fmt_us(h['p90_us'])} | "
-                     f"{fmt_us(h['p99_us'])} | {fmt_us(h['max_us'])} | {fmt_us(h['mean_us'])} | "
-                     f"{fmt_us(h['pair_mean_us'])} | {fmt_us(h['pair_p50_us'])} |")
+            L.append(f"| `{s}` | {h['count']} | {mark(rows, s, 'handoff', fmt_us(h['p50_us']))} | "
+                     f"{fmt_us(h['p90_us'])} | {fmt_us(h['p99_us'])} | {fmt_us(h['max_us'])} | "
+                     f"{fmt_us(h['mean_us'])} | {fmt_us(h['pair_mean_us'])} | {fmt_us(h['pair_p50_us'])} | "
+                     f"{fmt_load(row.get('load_before'))} → {fmt_load(row.get('load_after'))} | "
+                     f"{mark(rows, s, 'handoff', fmt_load(row.get('other_load')))} |")
         elif (s, "handoff") in errors:
-            L.append(f"| `{s}` | failed: {errors[(s, 'handoff')]} | | | | | | | |")
-    L.append("")
+            L.append(f"| `{s}` | failed: {errors[(s, 'handoff')]} | | | | | | | | | |")
+    if handoffs:
+        L.append("")
 
-    L.append("## Targets (issue 9)")
+    L.append("## Targets (issues 13 and 14)")
     L.append("")
-    L.append("| target | statement | measured | verdict |")
+    L.append("Until the Redis backend reads `distlock.redis.release-mode`, `distlock-redis-async-release` runs the "
+             "synchronous release and its figures equal `distlock-redis-annotation`'s. A verdict marked (noisy) "
+             "rests on a figure taken beside other work.")
+    L.append("")
+    L.append("| issue | target | measured | verdict |")
     L.append("| --- | --- | --- | --- |")
     for t in targets(rows):
         L.append("| " + " | ".join(t) + " |")
@@ -361,7 +568,7 @@ def main():
         L.append("## Not measured in this run")
         L.append("")
         if missing:
-            L.append("- Subjects absent from this build or failed in every shape: "
+            L.append("- Subjects absent from this build, not selected, or failed in every shape: "
                      + ", ".join(f"`{m}`" for m in missing))
         if failed:
             L.append("- Failed: " + ", ".join(failed) + " (see the JMH logs of the run)")

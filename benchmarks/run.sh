@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# Runs every benchmark of distlock and its peers in one go and writes benchmarks/RESULTS.md and
-# benchmarks/results.json.
+# Runs every benchmark of distlock and its peers in one go and writes benchmarks/RESULTS.md,
+# benchmarks/results.json and the charts docs/benchmarks-ops.svg and docs/benchmarks-handoff.svg.
 #
-#   benchmarks/run.sh           full run (~25 min on 2 cores): JMH 3 x 3 s warm-up, 3 x 3 s measurement per
-#                               subject and shape; handoff: up to 300 handoffs (30 s) per subject
-#   benchmarks/run.sh --quick   smoke run (~7 min, mostly JVM and application start-up): no warm-up, one 1 s
-#                               measurement; 20 handoffs (5 s) per subject
+#   benchmarks/run.sh           full run (~27 min on 2 cores; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
+#                               warm-up, 3 x 3 s measurement per subject and shape; handoff: up to 300 handoffs
+#                               (30 s) per subject
+#   benchmarks/run.sh --quick   smoke run (~8 min, mostly JVM and application start-up): no warm-up, one 1 s
+#                               measurement; 20 handoffs (5 s) per subject. Its CPU and allocation figures include
+#                               the application's start-up and say nothing.
+#
+# Every JMH fork runs with JMH's gc profiler (bytes allocated per operation) and CpuPerOp (process CPU per operation,
+# the 1-minute load average, and the cores other processes used meanwhile); a figure taken while other processes
+# used more than BENCH_NOISY_LOAD cores is marked noisy.
 #
 # Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
-# ZooKeeper runs in-process (Curator TestingServer). Override with -Dbench.* in BENCH_JAVA_OPTS
-# (see BenchConfig). Restrict subjects with BENCH_SUBJECTS="a b c".
+# ZooKeeper runs in-process (Curator TestingServer). Environment:
+#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, JDBC), @local and @diag name groups
+#   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
+#   BENCH_JMH_TIMES="..."    JMH fork/iteration options instead of the mode's, e.g. "-f 1 -wi 5 -w 3s -i 5 -r 3s"
+#   BENCH_NOISY_LOAD=0.5     cores other processes may use during a figure before it is marked noisy
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,6 +28,10 @@ MODE=full
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 
+LOAD1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk -v l="$LOAD1" 'BEGIN { exit !(l > 1.0) }'; then
+  log "warning: 1-minute load average is $LOAD1 (above 1.0): the machine is not quiet, figures will be noisy"
+fi
 log "building (mode: $MODE)"
 if ! ./mvnw -B -q -o -pl benchmarks -am package -DskipTests; then
   ./mvnw -B -q -pl benchmarks -am package -DskipTests
@@ -37,9 +50,32 @@ else
   JMH_TIMES=(-f 1 -wi 3 -w 3s -i 3 -r 3s)
   HANDOFF=(300 30 5 30)
 fi
+[ -n "${BENCH_JMH_TIMES:-}" ] && read -r -a JMH_TIMES <<<"$BENCH_JMH_TIMES"
+PROFILERS=(-prof gc -prof dev.distlock.bench.CpuPerOp)
+export BENCH_NOISY_LOAD=${BENCH_NOISY_LOAD:-0.5}
+
+# distlock-redis-async-release sets distlock.redis.release-mode=async (ignored by a build without that property)
+REDIS=(ceiling-lettuce distlock-redis-template distlock-redis-annotation distlock-redis-async-release
+  distlock-redisson redisson-rlock si-redis-spin si-redis-pubsub lock4j)
+OTHERS=(distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres)
+LOCAL=(distlock-local-annotation distlock-local-template plain-call)
+NOT_REENTRANT=(ceiling-lettuce lock4j)
+
+# diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
+DIAG=(diag-sdr-scripts diag-redis-provider)
 
 if [ -n "${BENCH_SUBJECTS:-}" ]; then
-  read -r -a AVAILABLE <<<"$BENCH_SUBJECTS"
+  AVAILABLE=()
+  for s in $BENCH_SUBJECTS; do
+    case "$s" in
+      @redis) AVAILABLE+=("${REDIS[@]}") ;;
+      @others) AVAILABLE+=("${OTHERS[@]}") ;;
+      @local) AVAILABLE+=("${LOCAL[@]}") ;;
+      @diag) AVAILABLE+=("${DIAG[@]}") ;;
+      @*) log "unknown group $s (@redis, @others, @local, @diag)"; exit 2 ;;
+      *) AVAILABLE+=("$s") ;;
+    esac
+  done
 else
   mapfile -t AVAILABLE < <(java -cp "$CP" dev.distlock.bench.Subjects)
 fi
@@ -47,15 +83,6 @@ log "subjects: ${AVAILABLE[*]}"
 
 has() { local s; for s in "${AVAILABLE[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 pick() { local out=() s; for s in "$@"; do has "$s" && out+=("$s"); done; (IFS=,; echo "${out[*]}"); }
-
-REDIS=(ceiling-lettuce distlock-redis-template distlock-redis-annotation distlock-redisson redisson-rlock
-  si-redis-spin si-redis-pubsub lock4j)
-OTHERS=(distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres)
-LOCAL=(distlock-local-annotation distlock-local-template plain-call)
-NOT_REENTRANT=(ceiling-lettuce lock4j)
-
-# diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
-DIAG=(diag-sdr-scripts diag-redis-provider)
 
 ONE_THREAD=$(pick "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}" "${DIAG[@]}")
 EIGHT_KEYS=$(pick "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}")
@@ -66,7 +93,8 @@ for s in "${REDIS[@]}" "${OTHERS[@]}" distlock-local-template distlock-local-ann
 done
 REENTRY=$(pick "${REENTRANT[@]}")
 HANDOFF_SUBJECTS=()
-for s in distlock-redis-template distlock-redisson redisson-rlock si-redis-pubsub si-redis-spin lock4j \
+for s in distlock-redis-template distlock-redis-async-release distlock-redisson redisson-rlock si-redis-pubsub \
+    si-redis-spin lock4j \
     distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres; do
   has "$s" && HANDOFF_SUBJECTS+=("$s")
 done
@@ -84,6 +112,8 @@ done
   echo "postgresql=$(psql -h 127.0.0.1 -U postgres -d test -tAc 'show server_version' 2>/dev/null || true)"
   echo "commit=$(git rev-parse --short HEAD 2>/dev/null || true)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
   echo "jmh_times=${JMH_TIMES[*]}"
+  echo "jmh_profilers=${PROFILERS[*]}"
+  echo "noisy_load=$BENCH_NOISY_LOAD"
   echo "handoff=${HANDOFF[*]}"
   echo "classpath=$(tr ':' '\n' <"$ROOT/benchmarks/target/classpath.txt" | sed 's#.*/##' | tr '\n' ' ')"
 } >"$OUT/run.properties"
@@ -93,7 +123,7 @@ jmh() { # method, subjects (comma-separated)
   if [ -z "$subjects" ]; then log "skipping $method: no subject"; return; fi
   log "JMH $method: $subjects"
   java "${JAVA_OPTS[@]}" -cp "$CP" org.openjdk.jmh.Main "LockBenchmark\.$method\$" -p name="$subjects" \
-    "${JMH_TIMES[@]}" -rf json -rff "$OUT/jmh-$method.json" >"$OUT/jmh-$method.log" 2>&1 \
+    "${JMH_TIMES[@]}" "${PROFILERS[@]}" -rf json -rff "$OUT/jmh-$method.json" >"$OUT/jmh-$method.log" 2>&1 \
     || log "JMH $method exited with $? (see $OUT/jmh-$method.log)"
   grep -E '^LockBenchmark' "$OUT/jmh-$method.log" >&2 || true
 }
@@ -113,5 +143,5 @@ fi
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/run.properties"
 echo "finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$OUT/run.properties"
 
-python3 "$ROOT/benchmarks/report.py" "$OUT" "$ROOT/benchmarks"
-log "wrote benchmarks/RESULTS.md and benchmarks/results.json (raw output in ${OUT#"$ROOT"/})"
+python3 "$ROOT/benchmarks/report.py" "$OUT" "$ROOT/benchmarks" "$ROOT/docs"
+log "wrote benchmarks/RESULTS.md, benchmarks/results.json and docs/benchmarks-*.svg (raw output in ${OUT#"$ROOT"/})"

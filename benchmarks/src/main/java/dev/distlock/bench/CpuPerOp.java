@@ -1,25 +1,79 @@
 package dev.distlock.bench;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.Locale;
 
 import com.sun.management.OperatingSystemMXBean;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.profile.InternalProfiler;
+import org.openjdk.jmh.results.AggregationPolicy;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.ScalarResult;
 
 /**
- * Client CPU per operation: one thread runs acquire + release cycles of one subject and the JVM's whole CPU time
- * (benchmark thread, client I/O threads, GC) is divided by the count. Unlike throughput on a shared 2-core machine,
- * this barely depends on what else runs, so it shows what the library itself costs per lock.
+ * Process CPU per operation: the JVM's whole CPU time (benchmark threads, client I/O threads, timers, JIT, GC) divided
+ * by the operations done. Unlike throughput on a shared 2-core machine, this barely depends on what else runs, so it
+ * shows what a library itself costs per lock.
  * <p>
- * Usage: {@code CpuPerOp <ops> <subject>...}
+ * As a JMH profiler ({@code -prof dev.distlock.bench.CpuPerOp}, which {@code run.sh} passes) it runs inside each
+ * benchmark fork and adds these secondary results to every iteration (JMH keeps those of measurement iterations
+ * only):
+ * <ul>
+ * <li>{@code cpu.us.per.op}: process CPU time over the iteration ÷ every operation of the iteration, the same
+ * operation count JMH's gc profiler divides by for {@code gc.alloc.rate.norm};</li>
+ * <li>{@code cpu.cores}: that CPU time ÷ the iteration's wall time;</li>
+ * <li>{@code load.before}, {@code load.after}: the 1-minute load average at the iteration's start and end;</li>
+ * <li>{@code load.others}: cores that other processes kept busy during the iteration ({@link MachineLoad}).</li>
+ * </ul>
+ * JMH runs a benchmark's trial-level set-up in its first iteration and tear-down in its last, so those two carry
+ * the start or shutdown of the subject's application; {@code report.py} takes the median over measurement
+ * iterations.
+ * <p>
+ * Run on its own ({@code CpuPerOp <ops> <subject>...}) it times one thread's acquire + release cycles of each subject
+ * outside JMH, three rounds after a warm-up.
  */
-public final class CpuPerOp {
+public final class CpuPerOp implements InternalProfiler {
 
-	private CpuPerOp() {
+	private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory
+		.getOperatingSystemMXBean();
+
+	private long cpuAtStart;
+
+	private MachineLoad machineAtStart;
+
+	@Override
+	public String getDescription() {
+		return "process CPU time per operation, and the CPU other processes used meanwhile";
+	}
+
+	@Override
+	public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
+		this.machineAtStart = MachineLoad.now();
+		this.cpuAtStart = OS.getProcessCpuTime();
+	}
+
+	@Override
+	public List<Result> afterIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams,
+			IterationResult result) {
+		long cpu = OS.getProcessCpuTime() - this.cpuAtStart;
+		MachineLoad machine = MachineLoad.now();
+		long ops = result.getMetadata().getAllOps();
+		double seconds = (machine.wallNanos() - this.machineAtStart.wallNanos()) / 1e9;
+		return List.of(
+				new ScalarResult("cpu.us.per.op", (ops > 0) ? cpu / 1e3 / ops : Double.NaN, "us/op",
+						AggregationPolicy.AVG),
+				new ScalarResult("cpu.cores", cpu / 1e9 / seconds, "cores", AggregationPolicy.AVG),
+				new ScalarResult("load.before", this.machineAtStart.loadAverage(), "load", AggregationPolicy.AVG),
+				new ScalarResult("load.after", machine.loadAverage(), "load", AggregationPolicy.AVG),
+				new ScalarResult("load.others", machine.otherCores(this.machineAtStart), "cores",
+						AggregationPolicy.AVG));
 	}
 
 	public static void main(String[] args) throws Exception {
 		int ops = Integer.parseInt(args[0]);
-		OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 		for (int i = 1; i < args.length; i++) {
 			BenchConfig config = BenchConfig.fromSystemProperties();
 			try (Subject subject = Subjects.open(args[i], config)) {
@@ -28,12 +82,12 @@ public final class CpuPerOp {
 					subject.cycle(key);
 				}
 				for (int round = 0; round < 3; round++) {
-					long cpu = os.getProcessCpuTime();
+					long cpu = OS.getProcessCpuTime();
 					long wall = System.nanoTime();
 					for (int n = 0; n < ops; n++) {
 						subject.cycle(key);
 					}
-					double cpuUs = (os.getProcessCpuTime() - cpu) / 1e3 / ops;
+					double cpuUs = (OS.getProcessCpuTime() - cpu) / 1e3 / ops;
 					double wallUs = (System.nanoTime() - wall) / 1e3 / ops;
 					System.out.printf(Locale.ROOT, "%-28s cpu %8.2f us/op  wall %8.2f us/op%n", args[i], cpuUs, wallUs);
 				}

@@ -38,6 +38,10 @@ import org.apache.curator.test.TestingServer;
  * {@code nanoTime}, the span from its release to its next acquisition; minus the other process's hold (timed on the
  * other's clock) that span is two handoffs, whose mean must agree with the wall-clock mean.
  * <p>
+ * The 1-minute load average before and after each subject and the CPU other processes used meanwhile (the two
+ * children and this process count as ours; see {@link MachineLoad}) go into its line as {@code load_before},
+ * {@code load_after} and {@code other_load}.
+ * <p>
  * Usage: {@code Handoff <out.jsonl> <rounds> <warmup> <holdMs> <maxSeconds> <subject>...} (the parent), which starts
  * the two children with this JVM's class path and {@code bench.*} properties, and an in-process ZooKeeper for the
  * ZooKeeper subjects.
@@ -113,6 +117,7 @@ public final class Handoff {
 		}
 		String key = "bench:" + runId + ":handoff";
 		int total = rounds + warmup + 1;
+		MachineLoad before = MachineLoad.now();
 		List<Process> children = new ArrayList<>();
 		try {
 			for (int parity = 0; parity < 2; parity++) {
@@ -148,7 +153,15 @@ public final class Handoff {
 				zookeeper.close();
 			}
 		}
-		return summarize(subject, work, warmup);
+		MachineLoad after = MachineLoad.now();
+		String summary = summarize(subject, work, warmup);
+		return summary.substring(0, summary.length() - 1) + String.format(Locale.ROOT,
+				", \"load_before\": %s, \"load_after\": %s, \"other_load\": %s}", json(before.loadAverage()),
+				json(after.loadAverage()), json(after.otherCores(before)));
+	}
+
+	private static String json(double value) {
+		return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%.2f", value);
 	}
 
 	/** Record of one acquisition k: wall-clock handoff latency, local acquire and release-start times. */

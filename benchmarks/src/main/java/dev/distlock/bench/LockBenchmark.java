@@ -33,7 +33,9 @@ import org.openjdk.jmh.runner.IterationType;
  * before each iteration and released after it), so the score is the cost of re-entry alone.</li>
  * </ul>
  * Every operation is also timed into a histogram ({@link Latency}) for p50/p99. One JVM fork per subject, so each
- * subject runs alone with only its own libraries' threads.
+ * subject runs alone with only its own libraries' threads. {@code run.sh} adds two profilers: JMH's {@code gc}
+ * (bytes allocated per operation, all threads of the fork) and {@link CpuPerOp} (process CPU per operation, and
+ * what the rest of the machine did meanwhile).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -70,7 +72,8 @@ public class LockBenchmark {
 	@State(Scope.Benchmark)
 	public static class Target {
 
-		@Param({ "ceiling-lettuce", "distlock-redis-template", "distlock-redis-annotation", "distlock-redisson",
+		@Param({ "ceiling-lettuce", "distlock-redis-template", "distlock-redis-annotation",
+				"distlock-redis-async-release", "distlock-redisson",
 				"redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j", "distlock-zookeeper", "curator-mutex",
 				"distlock-jdbc-postgres", "si-jdbc-postgres", "distlock-local-annotation", "distlock-local-template",
 				"plain-call" })

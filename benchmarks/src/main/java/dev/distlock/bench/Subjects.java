@@ -23,6 +23,8 @@ public final class Subjects {
 		REQUIRES.put("ceiling-lettuce", "io.lettuce.core.RedisClient");
 		REQUIRES.put("distlock-redis-template", "dev.distlock.redis.RedisLockProvider");
 		REQUIRES.put("distlock-redis-annotation", "dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
+		// distlock.redis.release-mode=async: Boot ignores the property until the Redis backend reads it
+		REQUIRES.put("distlock-redis-async-release", "dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
 		REQUIRES.put("distlock-redisson", "dev.distlock.redisson.RedissonLockProvider");
 		REQUIRES.put("redisson-rlock", "org.redisson.api.RLock");
 		REQUIRES.put("si-redis-spin", "org.springframework.integration.redis.util.RedisLockRegistry");
@@ -54,8 +56,10 @@ public final class Subjects {
 	public static Subject open(String name, BenchConfig config) throws Exception {
 		return switch (name) {
 			case "ceiling-lettuce" -> new LettuceCeiling(config);
-			case "distlock-redis-template" -> distlockRedis(config, false);
-			case "distlock-redis-annotation" -> distlockRedis(config, true);
+			case "distlock-redis-template" -> distlockRedis(config, false, Map.of());
+			case "distlock-redis-annotation" -> distlockRedis(config, true, Map.of());
+			case "distlock-redis-async-release" ->
+				distlockRedis(config, true, Map.of("distlock.redis.release-mode", "async"));
 			case "distlock-redisson" -> new Distlock(config, "redisson", Map.of("bench.redisson.address", config.redisUri()),
 					false, redisCleanup(config), RedissonClientConfiguration.class);
 			case "redisson-rlock" -> new RedissonRLock(config);
@@ -78,10 +82,12 @@ public final class Subjects {
 		};
 	}
 
-	private static Subject distlockRedis(BenchConfig config, boolean annotated) throws Exception {
-		return new Distlock(config, "redis",
-				Map.of("spring.data.redis.host", config.redisHost(), "spring.data.redis.port", config.redisPort()),
-				annotated, redisCleanup(config));
+	private static Subject distlockRedis(BenchConfig config, boolean annotated, Map<String, Object> extra)
+			throws Exception {
+		Map<String, Object> properties = new HashMap<>(extra);
+		properties.put("spring.data.redis.host", config.redisHost());
+		properties.put("spring.data.redis.port", config.redisPort());
+		return new Distlock(config, "redis", properties, annotated, redisCleanup(config));
 	}
 
 	private static Subject distlockZooKeeper(BenchConfig config) throws Exception {
