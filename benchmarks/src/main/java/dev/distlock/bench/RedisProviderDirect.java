@@ -2,8 +2,6 @@ package dev.distlock.bench;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.Acquisition;
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
 import dev.distlock.redis.RedisLockProvider;
@@ -42,9 +40,9 @@ final class RedisProviderDirect implements Subject {
 		LockAttempt attempt = new LockAttempt("lock:" + key, LockType.MUTEX, 1, BenchConfig.LEASE,
 				this.config.runId() + ":" + this.owners.incrementAndGet());
 		while (true) {
-			Acquisition outcome = this.provider.tryAcquire(attempt);
+			var outcome = this.provider.tryAcquire(attempt);
 			if (outcome.isAcquired()) {
-				HeldLock held = outcome.lock();
+				var held = outcome.lock();
 				return () -> this.provider.release(held);
 			}
 			Thread.onSpinWait();
