@@ -260,7 +260,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 		return Math.max(1, Math.min(millis, MAX_MILLIS));
 	}
 
-	record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
+	public record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
 	}
 
 }

@@ -75,7 +75,7 @@ public class ContentionDemo {
 		AtomicInteger next = new AtomicInteger();
 		AtomicInteger failed = new AtomicInteger();
 		long[] waits = new long[ops];
-		LockProvider provider = this.locks.defaultProvider();
+		LockProvider<?> provider = this.locks.defaultProvider();
 		List<LockTemplate> templates = new ArrayList<>();
 		for (int i = 0; i < instances; i++) {
 			templates.add(new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
