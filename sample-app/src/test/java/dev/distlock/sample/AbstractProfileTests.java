@@ -118,7 +118,7 @@ abstract class AbstractProfileTests {
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		// a second LockTemplate on the same backend plays a second instance of the application (in this JVM, the
 		// template's local queue would keep a second caller out until the paused holder returns)
-		LockProvider provider = this.locks.defaultProvider();
+		LockProvider<?> provider = this.locks.defaultProvider();
 		try (LockTemplate otherInstance = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
 				new LeaseRenewer(), List.of())) {
 			// this deposit stalls 3 s between reading and writing the balance; its lease is 1 s

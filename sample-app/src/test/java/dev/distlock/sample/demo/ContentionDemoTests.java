@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ class ContentionDemoTests {
 	}
 
 	/** A "backend" that grants every request at once, with growing tokens: exclusion is all it lacks. */
-	static final class AdmitsEveryone implements LockProvider {
+	static final class AdmitsEveryone implements TryOnceLockProvider<HeldLock> {
 
 		private final AtomicLong tokens = new AtomicLong();
 
@@ -48,7 +48,7 @@ class ContentionDemoTests {
 		}
 
 		@Override
-		public Acquisition tryAcquire(LockAttempt attempt) {
+		public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) {
 			long token = this.tokens.incrementAndGet();
 			HeldLock held = () -> token;
 			return Acquisition.acquired(held);
