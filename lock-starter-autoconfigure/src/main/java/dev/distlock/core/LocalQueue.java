@@ -187,7 +187,7 @@ final class LocalQueue {
 			}
 			ManagedLease<?> current = this.holder;
 			// marking the expired holder lost frees this place through the lease's end (LeaseHost.ended)
-			return current != null && current.endIfExpired(System.nanoTime()) && compareAndSetState(0, 1);
+			return current != null && current.endIfExpiredAndRelease(System.nanoTime()) && compareAndSetState(0, 1);
 		}
 
 		@Override

@@ -160,14 +160,13 @@ final class LockExecutor implements LeaseHost {
 		if (type.isReentrant()) {
 			ManagedLease<?> held = this.reentry.find(provider, request.key(), type);
 			if (held != null) {
-				if (held.isLost()) {
-					throw new LockLostException("Lease of lock '" + request.key() + "' held by this thread was lost ("
-							+ held.lostReason() + "); release it before acquiring the lock again");
-				}
-				Lease nested = held.reenter();
+				// only a lease still valid by its clock is re-entered; one that ended (lost, ran out, forgotten)
+				// gives way to a new acquisition, which takes its local place over
+				Lease nested = held.isValid() ? held.reenter() : null;
 				if (nested != null) {
 					return nested;
 				}
+				this.reentry.remove(held);
 			}
 		}
 		LockListener events = this.listener;
@@ -286,6 +285,16 @@ final class LockExecutor implements LeaseHost {
 		this.active.remove(lease);
 		this.queue.exit(lease);
 		this.renewer.unwatch(lease);
+		if (lease.state() == ManagedLease.LOST) {
+			// a lost lease's lock is released on the backend too (owner-checked, in the background): backends whose
+			// leases the holder enforces (ZooKeeper) would keep it otherwise
+			try {
+				this.cleanup.execute(lease::releaseBackend);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not schedule the release of lost " + lease, ex);
+			}
+		}
 	}
 
 	@Override

@@ -44,6 +44,15 @@ public interface LockProvider<H extends HeldLock> {
 	Set<LockType> supportedTypes();
 
 	/**
+	 * The shortest fixed lease this backend honours as asked. A request for a shorter one fails with
+	 * {@link LockConfigurationException} when it is made, never silently rounded up. The default is a millisecond.
+	 * @return the minimum lease
+	 */
+	default Duration minimumLease() {
+		return Duration.ofMillis(1);
+	}
+
+	/**
 	 * Acquires, waiting at most until the waiter's deadline ({@link LockWaiter#isTryOnce()}: one attempt). Call
 	 * {@link LockAttempt#markSent()} before every request that may grant the lock: the lease is counted from there.
 	 * @param attempt what to acquire

@@ -38,12 +38,15 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 
 	private static final VarHandle OUTER_RELEASED;
 
+	private static final VarHandle BACKEND_RELEASED;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
 			STATE = lookup.findVarHandle(ManagedLease.class, "state", int.class);
 			HOLDS = lookup.findVarHandle(ManagedLease.class, "holds", int.class);
 			OUTER_RELEASED = lookup.findVarHandle(ManagedLease.class, "outerReleased", boolean.class);
+			BACKEND_RELEASED = lookup.findVarHandle(ManagedLease.class, "backendReleased", boolean.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -71,6 +74,8 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 	private volatile int holds = 1;
 
 	private volatile boolean outerReleased;
+
+	private volatile boolean backendReleased;
 
 	private volatile long expiryNanos;
 
@@ -247,6 +252,32 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 		return current == LOST || current == RELEASED;
 	}
 
+	/**
+	 * Marks the lease lost if its clock ran out and, if so, releases it on the backend on the calling thread (owner
+	 * checked, so a successor's lock is never touched): what a local waiter taking over does before it acquires.
+	 */
+	boolean endIfExpiredAndRelease(long now) {
+		boolean over = endIfExpired(now);
+		if (over && this.state == LOST) {
+			releaseBackend();
+		}
+		return over;
+	}
+
+	/** Releases the backend lock once, whoever asks first (the holder, a waiter taking over, the clean-up). */
+	void releaseBackend() {
+		if (!BACKEND_RELEASED.compareAndSet(this, false, true)) {
+			return;
+		}
+		try {
+			this.provider.release(held());
+		}
+		catch (Exception ex) {
+			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
+					+ "; it frees itself when its lease ends", ex);
+		}
+	}
+
 	@Override
 	public void extend(Duration duration) {
 		if (duration.isNegative() || duration.isZero()) {
@@ -256,6 +287,7 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
 			// past even the latest end the backend lease can have: too late to extend
 			markLost("its lease of " + this.renewLease + " ran out before it was extended");
+			releaseBackend();
 		}
 		checkHeld();
 		boolean extended;
@@ -442,11 +474,7 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 			return;
 		}
 		try {
-			this.provider.release(held());
-		}
-		catch (Exception ex) {
-			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
-					+ "; it frees itself when its lease ends", ex);
+			releaseBackend();
 		}
 		finally {
 			// the local queue opens after the backend release, so the next local thread does not find it busy

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -62,6 +63,12 @@ final class ProviderRegistry {
 			throw new LockConfigurationException("Lock provider '" + provider.name() + "' does not support "
 					+ request.type() + " locks (lock '" + request.key() + "'); it supports "
 					+ provider.supportedTypes());
+		}
+		Duration lease = request.lease();
+		if (lease != null && lease.compareTo(provider.minimumLease()) < 0) {
+			throw new LockConfigurationException("Lease " + lease + " of lock '" + request.key() + "' is shorter than "
+					+ provider.minimumLease() + ", the shortest lease lock provider '" + provider.name()
+					+ "' honours");
 		}
 		return provider;
 	}

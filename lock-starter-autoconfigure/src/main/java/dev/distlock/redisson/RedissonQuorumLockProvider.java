@@ -173,6 +173,15 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	 * every node if the round failed.
 	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
 	 */
+	/**
+	 * Fifty milliseconds: a shorter lease would run out while a majority is still being asked (on a busy machine), so
+	 * hardly any acquisition could be valid.
+	 */
+	@Override
+	public Duration minimumLease() {
+		return Duration.ofMillis(50);
+	}
+
 	@Override
 	public Acquisition<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		long ownerId = RedissonLockProvider.nextOwnerId();

@@ -548,6 +548,104 @@ public abstract class AbstractLockProviderContractTest {
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(1)));
 	}
 
+	// ---------------------------------------------------------------- a lease that ends without a release
+
+	@Test
+	void fixedLeaseNeverReleasedFreesTheLockForThisJvmWithinItsEndPlus100Ms() throws Exception {
+		LockTemplate process = newProcess();
+		String key = key("forgotten");
+		LockRequest request = LockRequest.builder(key).lease(Duration.ofMillis(50)).waitTime(Duration.ZERO).build();
+		CountDownLatch lost = new CountDownLatch(1);
+		Lease forgotten = process.tryAcquire(request).orElseThrow(() -> new AssertionError("first acquisition"));
+		long granted = System.nanoTime();
+		forgotten.onLost(lost::countDown);
+		Future<Lease> next = this.executor.submit(() -> process.acquire(
+				LockRequest.builder(key).lease(Duration.ofSeconds(5)).waitTime(Duration.ofSeconds(3)).build()));
+		Lease successor = next.get(5, TimeUnit.SECONDS);
+		Duration took = Duration.ofNanos(System.nanoTime() - granted);
+		assertThat(took).as("another thread of this JVM gets the lock within the lease's end + 100 ms")
+			.isLessThan(Duration.ofMillis(150));
+		assertThat(successor.fencingToken()).isGreaterThan(forgotten.fencingToken());
+		assertThat(lost.await(1, TimeUnit.SECONDS)).as("the forgotten lease reports lost").isTrue();
+		assertThat(forgotten.isValid()).isFalse();
+		successor.release();
+		Thread.sleep(100);
+		Optional<Lease> tryOnce = this.executor.submit(() -> process.tryAcquire(request)).get(5, TimeUnit.SECONDS);
+		assertThat(tryOnce).as("a try-once caller after another forgotten lease's end").isPresent();
+		Thread.sleep(100);
+		assertThat(this.executor.submit(() -> process.tryAcquire(request)).get(5, TimeUnit.SECONDS))
+			.as("a try-once caller checks the holder's end too").isPresent();
+	}
+
+	@Test
+	void leaseExtendedAfterItsEndIsRefusedAndLeavesTheKeyFree() throws Exception {
+		LockTemplate process = newProcess();
+		String key = key("late-extend");
+		Duration shortest = process.defaultProvider().minimumLease();
+		if (shortest.compareTo(Duration.ofMillis(1)) > 0) {
+			assertThatExceptionOfType(LockConfigurationException.class)
+				.as("a lease below the backend's documented minimum is refused, not rounded")
+				.isThrownBy(() -> process.acquire(LockRequest.builder(key).lease(Duration.ofMillis(1)).build()))
+				.withMessageContaining(shortest.toString());
+		}
+		Lease lease = process.acquire(LockRequest.builder(key).lease(shortest).waitTime(Duration.ZERO).build());
+		Thread.sleep(50);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(10)));
+		Optional<Lease> next = this.executor.submit(() -> process.tryAcquire(
+				LockRequest.builder(key).waitTime(Duration.ZERO).build())).get(5, TimeUnit.SECONDS);
+		assertThat(next).as("the key is free after the refused extension").isPresent();
+		next.get().release();
+		lease.release();
+	}
+
+	@Test
+	void watchdogLeaseWhoseRenewalIsRefusedFreesTheLockForThisJvm() throws Exception {
+		LockTemplate process = newProcess();
+		String key = key("refused");
+		CountDownLatch lost = new CountDownLatch(1);
+		Lease held = process.acquire(LockRequest.of(key));
+		long granted = System.nanoTime();
+		held.onLost(lost::countDown);
+		breakLock(this.prefix + key, LockType.MUTEX);
+		Lease next = this.executor.submit(() -> process.acquire(LockRequest.builder(key)
+			.waitTime(watchdogLease().multipliedBy(3)).build())).get(20, TimeUnit.SECONDS);
+		Duration took = Duration.ofNanos(System.nanoTime() - granted);
+		assertThat(lost.await(1, TimeUnit.SECONDS)).as("the refused renewal marks the lease lost").isTrue();
+		assertThat(took).as("the next caller in this JVM gets it within the lease's end + 100 ms")
+			.isLessThan(watchdogLease().plusMillis(100));
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		next.release();
+		held.release();
+	}
+
+	@Test
+	void overrunningHoldersLateReleaseLeavesTheNewHolderInPlace() throws Exception {
+		LockTemplate process = newProcess();
+		LockTemplate other = newProcess();
+		String key = key("overrun");
+		Duration lease = Duration.ofMillis(200);
+		Future<Lease> successor = this.executor.submit(() -> {
+			Thread.sleep(50);
+			return process.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build());
+		});
+		assertThatExceptionOfType(LockLostException.class)
+			.as("the overrunning execute still reports the loss")
+			.isThrownBy(() -> process.execute(LockRequest.builder(key).lease(lease).waitTime(Duration.ZERO).build(),
+					() -> {
+						Thread.sleep(lease.multipliedBy(3).toMillis());
+						return null;
+					}));
+		Lease next = successor.get(10, TimeUnit.SECONDS);
+		assertThat(next.isValid()).as("the new holder keeps its lock after the late release").isTrue();
+		assertThat(tryOnce(other, key, LockType.MUTEX)).as("still held by the new holder").isEmpty();
+		assertThat(tryOnce(process, key, LockType.MUTEX)).as("and its place in this JVM's queue too").isEmpty();
+		long token = next.fencingToken();
+		next.release();
+		Lease after = tryOnce(other, key, LockType.MUTEX).orElseThrow(() -> new AssertionError("free after release"));
+		assertThat(after.fencingToken()).isGreaterThan(token);
+		after.release();
+	}
+
 	@Test
 	void lostLeaseIsReported() throws Exception {
 		LockTemplate a = newProcess();
