@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -16,6 +17,8 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
@@ -187,6 +190,50 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 		long renewed = keys.heldAsMember() ? run(RedisLockScripts.RENEW_MEMBER, List.of(keys.members()), owner, ms)
 				: run(RedisLockScripts.RENEW_HOLDER, List.of(keys.holder()), owner, ms);
 		return renewed == 1;
+	}
+
+	/**
+	 * Renews many leases in one round trip: their owner-checked renewal scripts pipelined on one connection. On a
+	 * cluster connection (no pipelining across nodes) or when the pipeline fails as a whole (e.g. the scripts are not
+	 * loaded yet after a restart), falls back to one call each.
+	 */
+	@Override
+	public boolean[] renew(List<RedisHeldLock> locks, Duration lease) throws Exception {
+		if (locks.size() > 1) {
+			try {
+				return renewPipelined(locks, lease);
+			}
+			catch (RuntimeException ex) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Pipelined renewal of " + locks.size() + " leases failed; renewing one by one", ex);
+				}
+			}
+		}
+		return TryOnceLockProvider.super.renew(locks, lease);
+	}
+
+	boolean[] renewPipelined(List<RedisHeldLock> locks, Duration lease) {
+		byte[] ms = Long.toString(millis(lease)).getBytes(StandardCharsets.UTF_8);
+		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (RedisHeldLock held : locks) {
+				RedisLockKeys keys = held.keys();
+				boolean member = keys.heldAsMember();
+				RedisScript<Long> script = member ? RedisLockScripts.RENEW_MEMBER : RedisLockScripts.RENEW_HOLDER;
+				byte[] key = (member ? keys.members() : keys.holder()).getBytes(StandardCharsets.UTF_8);
+				connection.scriptingCommands().evalSha(script.getSha1(), ReturnType.INTEGER, 1, key,
+						held.attempt().owner().getBytes(StandardCharsets.UTF_8), ms);
+			}
+			return null;
+		});
+		boolean[] renewed = new boolean[locks.size()];
+		for (int i = 0; i < renewed.length; i++) {
+			Object reply = replies.get(i);
+			if (reply instanceof Throwable failure) {
+				throw new IllegalStateException("Renewal script failed", failure);
+			}
+			renewed[i] = (reply instanceof Number number) && number.longValue() == 1;
+		}
+		return renewed;
 	}
 
 	@Override

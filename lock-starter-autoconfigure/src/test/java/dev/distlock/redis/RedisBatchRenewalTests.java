@@ -1,0 +1,56 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockType;
+import dev.distlock.test.ManyWatchdogLeases;
+import dev.distlock.test.TestServers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Batched renewal on Redis: many leases in one pipelined round trip, and 10,000 watchdog leases held at once. */
+class RedisBatchRenewalTests {
+
+	private final LettuceConnectionFactory factory = RedisTestConnections.standalone(TestServers.redisUri(),
+			Duration.ofSeconds(10));
+
+	private final RedisLockProvider provider = new RedisLockProvider(this.factory);
+
+	@AfterEach
+	void close() {
+		this.provider.close();
+		this.factory.destroy();
+	}
+
+	@Test
+	void batchRenewalRenewsOwnLocksAndRefusesOthers() throws Exception {
+		String prefix = "batch:" + UUID.randomUUID() + ":";
+		var held = this.provider.tryAcquire(attempt(prefix + "a", LockType.MUTEX)).lock();
+		var reader = this.provider.tryAcquire(attempt(prefix + "b", LockType.READ)).lock();
+		var gone = this.provider.tryAcquire(attempt(prefix + "c", LockType.MUTEX)).lock();
+		this.provider.release(gone);
+		this.provider.renew(held, Duration.ofSeconds(30)); // loads the scripts a pipeline cannot load itself
+		this.provider.renew(reader, Duration.ofSeconds(30));
+		boolean[] renewed = this.provider.renewPipelined(List.of(held, reader, gone), Duration.ofSeconds(30));
+		assertThat(renewed).as("one pipelined round trip").containsExactly(true, true, false);
+		this.provider.release(held);
+		this.provider.release(reader);
+	}
+
+	@Test
+	void tenThousandWatchdogLeasesUseTwoThreadsAndBatchedRenewals() throws Exception {
+		ManyWatchdogLeases.check(this.provider);
+	}
+
+	private static LockAttempt attempt(String key, LockType type) {
+		return new LockAttempt(key, type, 1, Duration.ofSeconds(5), UUID.randomUUID().toString());
+	}
+
+}
