@@ -1,6 +1,7 @@
 package dev.distlock.redisson;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -59,7 +60,10 @@ import org.redisson.api.RedissonClient;
  * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime}, which keeps Redisson's
  * own watchdog off; renewal is the core's {@code LeaseRenewer} calling {@link #renew}, which extends only while the
  * owner still holds the lock (an owner-checked Lua script on Redisson's layout, or {@code updateLeaseTime} for a
- * permit) and otherwise reports the lease lost.
+ * permit) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
+ * sent ({@link LockAttempt#markSent()}), never from the reply. When Redisson waits, the grant comes from one of the
+ * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
+ * restarts the lease on the server, and the lease is counted from that request.
  * <p>
  * <b>Fencing.</b> MUTEX takes its token from {@code RFencedLock}, incremented inside the acquire script: one round
  * trip. FAIR, READ, WRITE and SEMAPHORE take theirs right after the acquisition, from a script that increments
@@ -90,13 +94,11 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private static final int MAX_REMEMBERED_SEMAPHORES = 10_000;
 
-	static final LuaScript FENCE_HASH = LuaScript.load("fence-hash.lua");
+	static final LuaScript EXTEND_HASH = LuaScript.load("extend-hash.lua");
 
-	static final LuaScript FENCE_PERMIT = LuaScript.load("fence-permit.lua");
+	static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua");
 
-	static final LuaScript RENEW_HASH = LuaScript.load("renew-hash.lua");
-
-	static final LuaScript RENEW_READ = LuaScript.load("renew-read.lua");
+	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua");
 
 	static final LuaScript LEAVE_FAIR_QUEUE = LuaScript.load("leave-fair-queue.lua");
 
@@ -180,7 +182,7 @@ public final class RedissonLockProvider implements LockProvider {
 		}
 		RedissonHeldLock held = switch (attempt.type()) {
 			case MUTEX -> acquireMutex(attempt, state, waitMillis);
-			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, waitMillis);
+			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, hashLock(attempt), waitMillis);
 			case SEMAPHORE -> acquirePermit(attempt, state, waitMillis);
 		};
 		// granted, or a definite "no" from Redisson, which then holds nothing for the owner and has taken it out of
@@ -189,25 +191,41 @@ public final class RedissonLockProvider implements LockProvider {
 		return held;
 	}
 
+	/**
+	 * MUTEX: one try with {@code RFencedLock}'s script (lock and token in one round trip); if busy, Redisson's own
+	 * waiting on the plain {@code RLock} of the same hash, then the token.
+	 */
 	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
 		RedissonFencedLock lock = (RedissonFencedLock) this.client.getFencedLock(redisName(attempt));
-		Long token = await(state.track(lock.tryLockAndGetTokenAsync(waitMillis, leaseMillis(attempt),
-				TimeUnit.MILLISECONDS, state.ownerId)), waitMillis);
-		return (token != null) ? new RedissonHeldLock(attempt, state.ownerId, null, token) : null;
+		long start = System.nanoTime();
+		attempt.markSent();
+		Long token = await(state.track(lock.tryLockAndGetTokenAsync(0, leaseMillis(attempt), TimeUnit.MILLISECONDS,
+				state.ownerId)), 0);
+		if (token != null) {
+			return new RedissonHeldLock(attempt, state.ownerId, null, token);
+		}
+		long waitLeft = waitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		if (waitLeft <= 0) {
+			return null;
+		}
+		return acquireHashLock(attempt, state, this.client.getLock(redisName(attempt)), waitLeft);
 	}
 
-	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, long waitMillis)
-			throws Exception {
-		RLock lock = hashLock(attempt);
+	/**
+	 * Redisson grants the lock, waiting its own way; the grant may come from any of the requests Redisson sends
+	 * while it waits, which distlock cannot see. So the lease is restarted when the token is taken, in a second
+	 * request marked as sent: the lease the core counts from that mark ends before the one Redis keeps.
+	 */
+	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, RLock lock,
+			long waitMillis) throws Exception {
 		Boolean locked = await(state.track(lock.tryLockAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS,
 				state.ownerId)), waitMillis);
 		if (!Boolean.TRUE.equals(locked)) {
 			return null;
 		}
-		String name = redisName(attempt);
-		Long token = await(FENCE_HASH.evalLong(this.client, List.of(name, fenceName(attempt)),
-				field(attempt, state.ownerId)), 0);
+		attempt.markSent();
+		Long token = await(extend(attempt, state.ownerId, leaseMillis(attempt), true), 0);
 		return new RedissonHeldLock(attempt, state.ownerId, null, requireToken(attempt, token));
 	}
 
@@ -235,35 +253,56 @@ public final class RedissonLockProvider implements LockProvider {
 			return null;
 		}
 		state.permitId = permitId;
-		Long token = await(FENCE_PERMIT.evalLong(this.client,
-				List.of(RedissonObject.suffixName(name, "timeout"), fenceName(attempt)),
-				HexFormat.of().parseHex(permitId), String.valueOf(System.currentTimeMillis())), 0);
+		// as for hash locks: restart the permit's lease with the token, counted from this request
+		attempt.markSent();
+		Long token = await(extendPermit(attempt, permitId, leaseMillis(attempt), true), 0);
 		return new RedissonHeldLock(attempt, state.ownerId, permitId, requireToken(attempt, token));
 	}
 
 	private static long requireToken(LockAttempt attempt, @Nullable Long token) {
-		if (token == null) {
+		if (token == null || token <= 0) {
 			throw new IllegalStateException("The lease of " + attempt + " (" + attempt.lease()
 					+ ") ran out before its fencing token could be taken; use a longer lease");
 		}
 		return token;
 	}
 
+	/**
+	 * Restarts the lease of a hash lock (MUTEX, FAIR, READ, WRITE) if the owner still holds it, optionally taking the
+	 * next fencing token in the same script.
+	 * @return 0 if no longer held, else the token ({@code fence}) or 1
+	 */
+	private CompletableFuture<Long> extend(LockAttempt attempt, long ownerId, long leaseMillis, boolean fence) {
+		String name = redisName(attempt);
+		List<Object> keys = new ArrayList<>(3);
+		keys.add(name);
+		if (attempt.type() == LockType.READ) {
+			keys.add(readTimeoutPrefix(name, ownerId));
+		}
+		if (fence) {
+			keys.add(fenceName(attempt));
+		}
+		LuaScript script = (attempt.type() == LockType.READ) ? EXTEND_READ : EXTEND_HASH;
+		return script.evalLong(this.client, keys, field(attempt, ownerId), String.valueOf(leaseMillis));
+	}
+
+	private CompletableFuture<Long> extendPermit(LockAttempt attempt, String permitId, long leaseMillis,
+			boolean fence) {
+		String name = redisName(attempt);
+		List<Object> keys = fence ? List.of(RedissonObject.suffixName(name, "timeout"), fenceName(attempt))
+				: List.of(RedissonObject.suffixName(name, "timeout"));
+		return EXTEND_PERMIT.evalLong(this.client, keys, HexFormat.of().parseHex(permitId),
+				String.valueOf(System.currentTimeMillis()), String.valueOf(leaseMillis));
+	}
+
 	@Override
 	public boolean renew(HeldLock lock, Duration lease) throws Exception {
 		RedissonHeldLock held = (RedissonHeldLock) lock;
-		LockAttempt attempt = held.attempt();
 		long millis = Math.max(1, lease.toMillis());
-		String name = redisName(attempt);
-		return switch (attempt.type()) {
-			case MUTEX, FAIR, WRITE -> isOne(await(RENEW_HASH.evalLong(this.client, List.of(name),
-					String.valueOf(millis), field(attempt, held.ownerId())), 0));
-			case READ -> isOne(await(RENEW_READ.evalLong(this.client,
-					List.of(name, readTimeoutPrefix(name, held.ownerId())), String.valueOf(millis),
-					field(attempt, held.ownerId())), 0));
-			case SEMAPHORE -> Boolean.TRUE.equals(await(this.client.getPermitExpirableSemaphore(name)
-				.updateLeaseTimeAsync(held.permit(), millis, TimeUnit.MILLISECONDS), 0));
-		};
+		CompletableFuture<Long> reply = (held.attempt().type() == LockType.SEMAPHORE)
+				? extendPermit(held.attempt(), held.permit(), millis, false)
+				: extend(held.attempt(), held.ownerId(), millis, false);
+		return isOne(await(reply, 0));
 	}
 
 	private static boolean isOne(@Nullable Long reply) {

@@ -265,8 +265,8 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		String nodeLease = String.valueOf(leaseMillis + drift(leaseMillis));
 		List<CompletableFuture<Long>> replies = new ArrayList<>();
 		for (Node node : this.nodes) {
-			replies.add(call(() -> RedissonLockProvider.RENEW_HASH.evalLong(node.client,
-					List.of(held.attempt().key()), nodeLease, node.field(held.ownerId()))));
+			replies.add(call(() -> RedissonLockProvider.EXTEND_HASH.evalLong(node.client,
+					List.of(held.attempt().key()), node.field(held.ownerId()), nodeLease)));
 		}
 		awaitAll(replies);
 		int extended = 0;
