@@ -26,7 +26,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.redisson.RedissonFencedLock;
-import org.redisson.RedissonObject;
 import org.redisson.api.RFuture;
 import org.redisson.api.RLock;
 import org.redisson.api.RPermitExpirableSemaphore;
@@ -35,14 +34,15 @@ import org.redisson.api.RedissonClient;
 /**
  * The {@code redisson} backend: distributed locks on an application's {@link RedissonClient}, made of Redisson's own
  * lock objects, so their key layouts, scripts and waiting (pub/sub on the lock's channel, the fair queue) are
- * Redisson's, while ownership, leases, renewal and fencing follow distlock's contract. One lock key maps to:
+ * Redisson's, while ownership, leases, renewal and fencing follow distlock's contract. Each lock type has its own
+ * namespace ({@code {<key>}:redisson:<type>}, see {@link RedissonLockKeys}), so no key a user supplies can reach
+ * another type's lock. One lock key {@code K} maps to:
  * <ul>
- * <li>MUTEX: {@code RFencedLock} on the key itself (the same hash a plain {@code RLock} of that name uses, so it also
- * excludes Redisson code that locks the name directly);</li>
- * <li>FAIR: Redisson's fair lock on {@code <key>:fair};</li>
- * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code <key>:rw};</li>
- * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code <key>:semaphore}. Plain {@code RSemaphore} is not used:
- * its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each permit of
+ * <li>MUTEX: a Redisson lock hash {@code {K}:redisson:mutex} (a plain {@code RLock} of that name excludes it too);</li>
+ * <li>FAIR: Redisson's fair lock on {@code {K}:redisson:fair};</li>
+ * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code {K}:redisson:rw};</li>
+ * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code {K}:redisson:semaphore}. Plain {@code RSemaphore} is not
+ * used: its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each permit of
  * the permit-expirable semaphore has its own lease, renewed with {@code updateLeaseTime}. Its capacity is set to the
  * request's {@code permits} with {@code trySetPermits}, which only acts while the semaphore does not exist: the first
  * request fixes the capacity, and a request asking for a different number shares the capacity already set (change it
@@ -67,7 +67,7 @@ import org.redisson.api.RedissonClient;
  * <p>
  * <b>Fencing.</b> MUTEX takes its token from {@code RFencedLock}, incremented inside the acquire script: one round
  * trip. FAIR, READ, WRITE and SEMAPHORE take theirs right after the acquisition, from a script that increments
- * {@code distlock_fence:{<lock name>}} only while the owner still holds the lock (one more round trip). Since every
+ * {@code {K}:redisson:fence} only while the owner still holds the lock (one more round trip). Since every
  * holder increments while it holds, a hold that begins after another ended gets a larger token: exclusive holds are
  * numbered in their order, and a reader or permit requested after another ended is numbered after it. Counters never
  * expire; a Redis restart without persistence resets them, as it frees the locks.
@@ -197,7 +197,7 @@ public final class RedissonLockProvider implements LockProvider {
 	 */
 	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
-		RedissonFencedLock lock = (RedissonFencedLock) this.client.getFencedLock(redisName(attempt));
+		RedissonFencedLock lock = (RedissonFencedLock) this.client.getFencedLock(keys(attempt).lock());
 		long start = System.nanoTime();
 		attempt.markSent();
 		Long token = await(state.track(lock.tryLockAndGetTokenAsync(0, leaseMillis(attempt), TimeUnit.MILLISECONDS,
@@ -209,7 +209,7 @@ public final class RedissonLockProvider implements LockProvider {
 		if (waitLeft <= 0) {
 			return null;
 		}
-		return acquireHashLock(attempt, state, this.client.getLock(redisName(attempt)), waitLeft);
+		return acquireHashLock(attempt, state, this.client.getLock(keys(attempt).lock()), waitLeft);
 	}
 
 	/**
@@ -231,7 +231,7 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private @Nullable RedissonHeldLock acquirePermit(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
-		String name = redisName(attempt);
+		String name = keys(attempt).lock();
 		RPermitExpirableSemaphore semaphore = this.client.getPermitExpirableSemaphore(name);
 		if (this.sizedSemaphores.add(name)) {
 			if (this.sizedSemaphores.size() > MAX_REMEMBERED_SEMAPHORES) {
@@ -273,24 +273,24 @@ public final class RedissonLockProvider implements LockProvider {
 	 * @return 0 if no longer held, else the token ({@code fence}) or 1
 	 */
 	private CompletableFuture<Long> extend(LockAttempt attempt, long ownerId, long leaseMillis, boolean fence) {
-		String name = redisName(attempt);
+		RedissonLockKeys names = keys(attempt);
+		String holder = holder(attempt, ownerId);
 		List<Object> keys = new ArrayList<>(3);
-		keys.add(name);
+		keys.add(names.lock());
 		if (attempt.type() == LockType.READ) {
-			keys.add(readTimeoutPrefix(name, ownerId));
+			keys.add(names.readHolds(holder));
 		}
 		if (fence) {
-			keys.add(fenceName(attempt));
+			keys.add(names.fence());
 		}
 		LuaScript script = (attempt.type() == LockType.READ) ? EXTEND_READ : EXTEND_HASH;
-		return script.evalLong(this.client, keys, field(attempt, ownerId), String.valueOf(leaseMillis));
+		return script.evalLong(this.client, keys, holder, String.valueOf(leaseMillis));
 	}
 
 	private CompletableFuture<Long> extendPermit(LockAttempt attempt, String permitId, long leaseMillis,
 			boolean fence) {
-		String name = redisName(attempt);
-		List<Object> keys = fence ? List.of(RedissonObject.suffixName(name, "timeout"), fenceName(attempt))
-				: List.of(RedissonObject.suffixName(name, "timeout"));
+		RedissonLockKeys names = keys(attempt);
+		List<Object> keys = fence ? List.of(names.permitTimeouts(), names.fence()) : List.of(names.permitTimeouts());
 		return EXTEND_PERMIT.evalLong(this.client, keys, HexFormat.of().parseHex(permitId),
 				String.valueOf(System.currentTimeMillis()), String.valueOf(leaseMillis));
 	}
@@ -315,7 +315,7 @@ public final class RedissonLockProvider implements LockProvider {
 		LockAttempt attempt = held.attempt();
 		if (attempt.type() == LockType.SEMAPHORE) {
 			// false when the permit already expired: nothing to give back
-			await(this.client.getPermitExpirableSemaphore(redisName(attempt)).tryReleaseAsync(held.permit()), 0);
+			await(this.client.getPermitExpirableSemaphore(keys(attempt).lock()).tryReleaseAsync(held.permit()), 0);
 			return;
 		}
 		try {
@@ -367,7 +367,7 @@ public final class RedissonLockProvider implements LockProvider {
 		if (attempt.type() == LockType.SEMAPHORE) {
 			String permitId = (granted instanceof String id) ? id : state.permitId;
 			if (permitId != null) {
-				quietly(attempt, this.client.getPermitExpirableSemaphore(redisName(attempt))
+				quietly(attempt, this.client.getPermitExpirableSemaphore(keys(attempt).lock())
 					.tryReleaseAsync(permitId));
 			}
 			return;
@@ -380,11 +380,9 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private void leaveFairQueue(LockAttempt attempt, long ownerId) {
 		try {
-			String name = redisName(attempt);
-			quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client,
-					List.of(RedissonObject.prefixName("redisson_lock_queue", name),
-							RedissonObject.prefixName("redisson_lock_timeout", name)),
-					field(attempt, ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
+			RedissonLockKeys names = keys(attempt);
+			quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client, List.of(names.fairQueue(), names.fairTimeouts()),
+					holder(attempt, ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not take " + attempt + " out of the fair queue", ex);
@@ -400,7 +398,7 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	private RLock hashLock(LockAttempt attempt) {
-		String name = redisName(attempt);
+		String name = keys(attempt).lock();
 		return switch (attempt.type()) {
 			case MUTEX -> this.client.getFencedLock(name);
 			case FAIR -> this.client.getFairLock(name);
@@ -410,50 +408,12 @@ public final class RedissonLockProvider implements LockProvider {
 		};
 	}
 
-	/**
-	 * The Redisson object name behind a lock: the key for MUTEX, with a suffix per family for the others, so that
-	 * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks.
-	 * @param key the full key
-	 * @param type the lock type
-	 * @return the name
-	 */
-	static String redisName(String key, LockType type) {
-		return switch (type) {
-			case MUTEX -> key;
-			case FAIR -> key + ":fair";
-			case READ, WRITE -> key + ":rw";
-			case SEMAPHORE -> key + ":semaphore";
-		};
+	private static RedissonLockKeys keys(LockAttempt attempt) {
+		return RedissonLockKeys.of(attempt.key(), attempt.type());
 	}
 
-	private static String redisName(LockAttempt attempt) {
-		return redisName(attempt.key(), attempt.type());
-	}
-
-	/**
-	 * The fencing counter of a lock, in the lock's hash slot: {@code RFencedLock}'s own for MUTEX.
-	 * @param key the full key
-	 * @param type the lock type
-	 * @return the counter's key
-	 */
-	static String fenceName(String key, LockType type) {
-		String name = redisName(key, type);
-		return RedissonObject.prefixName((type == LockType.MUTEX) ? "redisson_lock_token" : "distlock_fence", name);
-	}
-
-	private static String fenceName(LockAttempt attempt) {
-		return fenceName(attempt.key(), attempt.type());
-	}
-
-	/** The hash field Redisson stores a holder under. */
-	private String field(LockAttempt attempt, long ownerId) {
-		String field = this.clientId + ":" + ownerId;
-		return (attempt.type() == LockType.WRITE) ? field + ":write" : field;
-	}
-
-	/** Where Redisson keeps the per-hold timeouts of one reader. */
-	private String readTimeoutPrefix(String name, long ownerId) {
-		return RedissonObject.suffixName(name, this.clientId + ":" + ownerId) + ":rwlock_timeout";
+	private String holder(LockAttempt attempt, long ownerId) {
+		return RedissonLockKeys.holder(this.clientId, ownerId, attempt.type());
 	}
 
 	private static long leaseMillis(LockAttempt attempt) {

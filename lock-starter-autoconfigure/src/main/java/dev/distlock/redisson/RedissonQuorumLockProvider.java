@@ -189,7 +189,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 			for (int i = 0; i < this.nodes.size(); i++) {
 				int index = i;
 				CompletableFuture<Long> reply = call(() -> this.nodes.get(index)
-					.lock(attempt.key())
+					.lock(attempt)
 					.tryLockAndGetTokenAsync(0, nodeLease, TimeUnit.MILLISECONDS, ownerId)
 					.toCompletableFuture());
 				reply.whenComplete((token, ex) -> round.reply(index, token, ex));
@@ -250,7 +250,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 			if (nodeToken < token) {
 				Node node = this.nodes.get(index);
 				raises.add(call(() -> RAISE_FENCE.evalLong(node.client,
-						List.of(attempt.key(), RedissonLockProvider.fenceName(attempt.key(), LockType.MUTEX)),
+						List.of(keys(attempt).lock(), keys(attempt).fence()),
 						node.field(ownerId), String.valueOf(token))));
 			}
 		});
@@ -266,7 +266,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		List<CompletableFuture<Long>> replies = new ArrayList<>();
 		for (Node node : this.nodes) {
 			replies.add(call(() -> RedissonLockProvider.EXTEND_HASH.evalLong(node.client,
-					List.of(held.attempt().key()), node.field(held.ownerId()), nodeLease)));
+					List.of(keys(held.attempt()).lock()), node.field(held.ownerId()), nodeLease)));
 		}
 		awaitAll(replies);
 		int extended = 0;
@@ -331,7 +331,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 
 	private CompletableFuture<Void> unlock(int index, LockAttempt attempt, long ownerId) {
 		CompletableFuture<Void> reply = call(
-				() -> this.nodes.get(index).lock(attempt.key()).unlockAsync(ownerId).toCompletableFuture());
+				() -> this.nodes.get(index).lock(attempt).unlockAsync(ownerId).toCompletableFuture());
 		// not held there (never granted, expired): nothing to release
 		return reply.exceptionally((ex) -> null);
 	}
@@ -380,6 +380,10 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		}
 	}
 
+	private static RedissonLockKeys keys(LockAttempt attempt) {
+		return RedissonLockKeys.of(attempt.key(), LockType.MUTEX);
+	}
+
 	static long drift(long leaseMillis) {
 		return leaseMillis / 100 + 2;
 	}
@@ -412,8 +416,8 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 			this.clientId = client.getId();
 		}
 
-		RedissonFencedLock lock(String key) {
-			return (RedissonFencedLock) this.client.getFencedLock(key);
+		RedissonFencedLock lock(LockAttempt attempt) {
+			return (RedissonFencedLock) this.client.getFencedLock(keys(attempt).lock());
 		}
 
 		String field(long ownerId) {

@@ -87,14 +87,14 @@ class RedissonLeaseClockTest {
 
 	/** When Redis lets go of the lock, read right after the grant from a client without delay. */
 	private Instant backendExpiry(String fullKey, LockType type) {
-		String name = RedissonLockProvider.redisName(fullKey, type);
+		String name = RedissonLockKeys.of(fullKey, type).lock();
 		if (type == LockType.SEMAPHORE) {
 			// Redisson scores a permit by its expiry in epoch ms (the client's clock); this test holds the only one
 			Object expiry = this.admin.getScript(ByteArrayCodec.INSTANCE)
 				.eval(name, org.redisson.api.RScript.Mode.READ_ONLY,
 						"return redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')[2]",
 						org.redisson.api.RScript.ReturnType.VALUE,
-						List.of(org.redisson.RedissonObject.suffixName(name, "timeout")));
+						List.of(RedissonLockKeys.of(fullKey, type).permitTimeouts()));
 			return Instant.ofEpochMilli(Long.parseLong(new String((byte[]) expiry)));
 		}
 		long pttl = this.admin.getKeys().remainTimeToLive(name);

@@ -25,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.RedissonObject;
 import org.redisson.api.RedissonClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,6 +87,10 @@ class RedissonLockProviderTest {
 				"test:" + UUID.randomUUID());
 	}
 
+	private static String mutexName(LockAttempt attempt) {
+		return RedissonLockKeys.of(attempt.key(), LockType.MUTEX).lock();
+	}
+
 	private static LockRequest request(String key, LockType type, Duration wait) {
 		return LockRequest.builder(key).type(type).waitTime(wait).build();
 	}
@@ -124,12 +127,12 @@ class RedissonLockProviderTest {
 		RedissonLockProvider provider = provider();
 		LockAttempt attempt = attempt("raw-cross", LockType.MUTEX, Duration.ofSeconds(30));
 		HeldLock held = this.acquirer.submit(() -> provider.tryAcquire(attempt).lock()).get(10, TimeUnit.SECONDS);
-		assertThat(this.admin.getKeys().countExists(attempt.key())).isEqualTo(1);
+		assertThat(this.admin.getKeys().countExists(mutexName(attempt))).isEqualTo(1);
 		this.releaser.submit(() -> {
 			provider.release(held);
 			return null;
 		}).get(10, TimeUnit.SECONDS);
-		assertThat(this.admin.getKeys().countExists(attempt.key())).as("deleted by the other thread's release")
+		assertThat(this.admin.getKeys().countExists(mutexName(attempt))).as("deleted by the other thread's release")
 			.isZero();
 	}
 
@@ -139,19 +142,20 @@ class RedissonLockProviderTest {
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockAttempt attempt = attempt("owner", LockType.MUTEX, Duration.ofSeconds(30));
 		HeldLock held = provider.tryAcquire(attempt).lock();
-		Collection<Object> fields = this.admin.getMap(attempt.key(), org.redisson.client.codec.StringCodec.INSTANCE)
+		Collection<Object> fields = this.admin
+			.getMap(mutexName(attempt), org.redisson.client.codec.StringCodec.INSTANCE)
 			.keySet();
 		assertThat(fields).singleElement()
 			.asString()
 			.startsWith(client.getId() + ":-")
 			.doesNotEndWith(":" + Thread.currentThread().getId());
-		assertThat(client.getLock(attempt.key()).tryLock())
+		assertThat(client.getLock(mutexName(attempt)).tryLock())
 			.as("the same client's RLock on the same thread is not taken for a re-entry").isFalse();
-		assertThat(this.admin.getFencedLock(attempt.key()).getToken())
+		assertThat(this.admin.getFencedLock(mutexName(attempt)).getToken())
 			.as("MUTEX tokens are RFencedLock's").isEqualTo(held.fencingToken());
 		provider.release(held);
-		assertThat(client.getLock(attempt.key()).tryLock()).isTrue();
-		client.getLock(attempt.key()).unlock();
+		assertThat(client.getLock(mutexName(attempt)).tryLock()).isTrue();
+		client.getLock(mutexName(attempt)).unlock();
 	}
 
 	@ParameterizedTest
@@ -192,8 +196,9 @@ class RedissonLockProviderTest {
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockAttempt attempt = attempt("reader", LockType.READ, Duration.ofMillis(500));
 		RedissonHeldLock held = (RedissonHeldLock) provider.tryAcquire(attempt).lock();
-		String name = RedissonLockProvider.redisName(attempt.key(), LockType.READ);
-		String holdKey = RedissonObject.suffixName(name, client.getId() + ":" + held.ownerId()) + ":rwlock_timeout:1";
+		RedissonLockKeys keys = RedissonLockKeys.of(attempt.key(), LockType.READ);
+		String name = keys.lock();
+		String holdKey = keys.readHolds(client.getId() + ":" + held.ownerId()) + ":1";
 		assertThat(this.admin.getKeys().countExists(holdKey)).as("Redisson's per-hold key " + holdKey).isEqualTo(1);
 		assertThat(provider.renew(held, Duration.ofSeconds(10))).isTrue();
 		assertThat(this.admin.getKeys().remainTimeToLive(holdKey)).isGreaterThan(5000);
@@ -207,8 +212,7 @@ class RedissonLockProviderTest {
 		LockTemplate holder = process();
 		LockTemplate waiting = process();
 		String key = "fairqueue";
-		String queue = RedissonObject.prefixName("redisson_lock_queue",
-				RedissonLockProvider.redisName(this.prefix + key, LockType.FAIR));
+		String queue = RedissonLockKeys.of(this.prefix + key, LockType.FAIR).fairQueue();
 		Lease held = holder.acquire(request(key, LockType.FAIR, Duration.ZERO));
 		AtomicReference<Throwable> outcome = new AtomicReference<>();
 		Thread waiter = new Thread(() -> {
