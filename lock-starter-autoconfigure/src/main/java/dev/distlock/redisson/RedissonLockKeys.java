@@ -34,8 +34,7 @@ final class RedissonLockKeys {
 			case READ, WRITE -> ":redisson:rw";
 			case SEMAPHORE -> ":redisson:semaphore";
 		};
-		this.fence = (type == LockType.MUTEX) ? RedissonObject.prefixName("redisson_lock_token", this.lock)
-				: tag + ":redisson:fence";
+		this.fence = tag + ":redisson:fence";
 	}
 
 	/**
@@ -69,7 +68,7 @@ final class RedissonLockKeys {
 		return this.lock;
 	}
 
-	/** The fencing counter of the lock, in its hash slot. */
+	/** The fencing counter of the key, shared by its lock types (each type's tokens still increase), in its slot. */
 	String fence() {
 		return this.fence;
 	}

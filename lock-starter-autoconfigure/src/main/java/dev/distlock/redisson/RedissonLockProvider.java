@@ -25,10 +25,7 @@ import dev.distlock.core.LockWaiter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.redisson.RedissonFencedLock;
-import org.redisson.api.RFuture;
 import org.redisson.api.RLock;
-import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -42,13 +39,13 @@ import org.redisson.api.RedissonClient;
  * <li>FAIR: Redisson's fair lock on {@code {K}:redisson:fair};</li>
  * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code {K}:redisson:rw};</li>
  * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code {K}:redisson:semaphore}. Plain {@code RSemaphore} is not
- * used: its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each permit of
- * the permit-expirable semaphore has its own lease, renewed with {@code updateLeaseTime}. Its capacity is set to the
- * request's {@code permits} with {@code trySetPermits}, which only acts while the semaphore does not exist: the first
- * request fixes the capacity, and a request asking for a different number shares the capacity already set (change it
- * with Redisson's {@code setPermits}, or delete the key when no one holds it). Redisson stamps a permit's expiry with
- * the acquiring client's wall clock, so skewed clocks shorten or lengthen other holders' permits: keep them
- * synchronized.</li>
+ * used: its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each
+ * permit of the permit-expirable semaphore has its own lease, renewed as Redisson's {@code updateLeaseTime} does.
+ * Its capacity is set to the request's {@code permits} when the semaphore does not exist: the first request fixes the
+ * capacity, and a request asking for a different number shares the capacity already set (change it with Redisson's
+ * {@code setPermits}, or let the semaphore expire, a fence retention after its last use). Redisson stamps a permit's
+ * expiry with the acquiring client's wall clock, so skewed clocks shorten or lengthen other holders' permits: keep
+ * them synchronized.</li>
  * </ul>
  * <p>
  * <b>Ownership by lease, not by thread.</b> Redisson ties a lock to {@code <client id>:<thread id>}. This provider
@@ -65,12 +62,14 @@ import org.redisson.api.RedissonClient;
  * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
  * restarts the lease on the server, and the lease is counted from that request.
  * <p>
- * <b>Fencing.</b> MUTEX takes its token from {@code RFencedLock}, incremented inside the acquire script: one round
- * trip. FAIR, READ, WRITE and SEMAPHORE take theirs right after the acquisition, from a script that increments
- * {@code {K}:redisson:fence} only while the owner still holds the lock (one more round trip). Since every
- * holder increments while it holds, a hold that begins after another ended gets a larger token: exclusive holds are
- * numbered in their order, and a reader or permit requested after another ended is numbered after it. Counters never
- * expire; a Redis restart without persistence resets them, as it frees the locks.
+ * <b>Fencing.</b> Every type takes its token from the key's counter {@code {K}:redisson:fence}, as
+ * {@code max(counter + 1, server time in microseconds)}: a MUTEX inside its acquire script (one round trip), the
+ * others right after Redisson granted them, in the script that restarts the lease, only while the owner still holds
+ * the lock (one more round trip). A hold that begins after another ended therefore gets a larger token. The clock floor
+ * keeps tokens rising when the counter is lost (a restart without persistence, a failover that lost the last writes),
+ * so the counter expires {@link #setFenceRetention fence retention} after the key's last grant; it only matters while
+ * the server clock could lag it. Nothing this provider writes lives without an expiry: lock hashes carry the lease,
+ * counters and semaphores the retention (at least the longest lease).
  * <p>
  * Caveats: Redisson parks a fair-lock waiter in the queue for up to {@code Config.fairLockWaitTimeout} (5 minutes by
  * default), so a waiting process that dies can hold up a FAIR key that long; lower it in Redisson's configuration.
@@ -86,6 +85,9 @@ public final class RedissonLockProvider implements LockProvider {
 	/** Default of how long one Redis call may take beyond the wait time. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
+	/** Default of {@link #setFenceRetention(Duration)}. */
+	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
+
 	private static final Log logger = LogFactory.getLog(RedissonLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -93,6 +95,10 @@ public final class RedissonLockProvider implements LockProvider {
 	private static final AtomicLong ownerIds = new AtomicLong();
 
 	private static final int MAX_REMEMBERED_SEMAPHORES = 10_000;
+
+	static final LuaScript ACQUIRE_MUTEX = LuaScript.load("acquire-mutex.lua");
+
+	static final LuaScript SIZE_SEMAPHORE = LuaScript.load("size-semaphore.lua");
 
 	static final LuaScript EXTEND_HASH = LuaScript.load("extend-hash.lua");
 
@@ -112,8 +118,14 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private final Map<LockAttempt, Pending> pending = new ConcurrentHashMap<>();
 
-	/** Semaphores whose capacity this provider has set (or found set), so it asks only once per key. */
-	private final Set<String> sizedSemaphores = ConcurrentHashMap.newKeySet();
+	/**
+	 * Semaphores this provider created or was granted a permit of, with when ({@code System.nanoTime()}): each of
+	 * those extended the semaphore to live at least the fence retention, so within half of it there is no need to
+	 * ask whether it exists.
+	 */
+	private final Map<String, Long> sizedSemaphores = new ConcurrentHashMap<>();
+
+	private volatile long fenceRetentionMillis = DEFAULT_FENCE_RETENTION.toMillis();
 
 	/**
 	 * Creates a provider with a {@link #DEFAULT_TIMEOUT timeout} of 5 seconds.
@@ -129,14 +141,33 @@ public final class RedissonLockProvider implements LockProvider {
 	 * @param timeout how long one Redis call may take beyond the wait time before the acquisition fails
 	 */
 	public RedissonLockProvider(RedissonClient client, Duration timeout) {
-		if (!(client.getFencedLock("distlock") instanceof RedissonFencedLock)) {
-			throw new IllegalArgumentException("RedissonLockProvider needs Redisson's own RedissonClient; "
-					+ client.getClass().getName() + " does not hand out org.redisson.RedissonFencedLock");
-		}
 		this.client = client;
 		this.clientId = client.getId();
 		this.timeoutMillis = Math.max(1, timeout.toMillis());
 		this.fairWaitTimeoutMillis = client.getConfig().getFairLockWaitTimeout();
+	}
+
+	/**
+	 * Sets how long a key's fencing counter (and a semaphore nobody uses) is kept after its last grant or renewal; at
+	 * least the lease of a lock that outlives it. Tokens stay above the server clock in microseconds, so a counter
+	 * that is gone only matters if the server clock stepped back further than this since the key's last grant: keep it
+	 * above any step back the server's clock may take; each key locked within it costs one small string in Redis
+	 * (~90 bytes). Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * @param fenceRetention the retention, at least 1 ms
+	 */
+	public void setFenceRetention(Duration fenceRetention) {
+		if (fenceRetention.isNegative() || fenceRetention.toMillis() < 1) {
+			throw new IllegalArgumentException("Fence retention must be at least 1 ms, not " + fenceRetention);
+		}
+		this.fenceRetentionMillis = fenceRetention.toMillis();
+	}
+
+	/**
+	 * How long a fencing counter is kept after its key's last grant.
+	 * @return the retention
+	 */
+	public Duration getFenceRetention() {
+		return Duration.ofMillis(this.fenceRetentionMillis);
 	}
 
 	/**
@@ -192,24 +223,24 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	/**
-	 * MUTEX: one try with {@code RFencedLock}'s script (lock and token in one round trip); if busy, Redisson's own
-	 * waiting on the plain {@code RLock} of the same hash, then the token.
+	 * MUTEX: one try with a script on Redisson's lock layout that also takes the fencing token (one round trip); if
+	 * busy, Redisson's own waiting on the {@code RLock} of the same hash, then the token.
 	 */
 	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
-		RedissonFencedLock lock = (RedissonFencedLock) this.client.getFencedLock(keys(attempt).lock());
+		RedissonLockKeys keys = keys(attempt);
 		long start = System.nanoTime();
 		attempt.markSent();
-		Long token = await(state.track(lock.tryLockAndGetTokenAsync(0, leaseMillis(attempt), TimeUnit.MILLISECONDS,
-				state.ownerId)), 0);
-		if (token != null) {
+		Long token = await(state.track(ACQUIRE_MUTEX.evalLong(this.client, List.of(keys.lock(), keys.fence()),
+				holder(attempt, state.ownerId), String.valueOf(leaseMillis(attempt)), retention(attempt))), 0);
+		if (token != null && token > 0) {
 			return new RedissonHeldLock(attempt, state.ownerId, null, token);
 		}
 		long waitLeft = waitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 		if (waitLeft <= 0) {
 			return null;
 		}
-		return acquireHashLock(attempt, state, this.client.getLock(keys(attempt).lock()), waitLeft);
+		return acquireHashLock(attempt, state, this.client.getLock(keys.lock()), waitLeft);
 	}
 
 	/**
@@ -231,22 +262,11 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private @Nullable RedissonHeldLock acquirePermit(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
-		String name = keys(attempt).lock();
-		RPermitExpirableSemaphore semaphore = this.client.getPermitExpirableSemaphore(name);
-		if (this.sizedSemaphores.add(name)) {
-			if (this.sizedSemaphores.size() > MAX_REMEMBERED_SEMAPHORES) {
-				this.sizedSemaphores.clear();
-			}
-			try {
-				await(semaphore.trySetPermitsAsync(attempt.permits()), 0);
-			}
-			catch (Exception ex) {
-				this.sizedSemaphores.remove(name);
-				throw ex;
-			}
-		}
-		String permitId = await(state.track(semaphore.tryAcquireAsync(waitMillis, leaseMillis(attempt),
-				TimeUnit.MILLISECONDS)), waitMillis);
+		RedissonLockKeys keys = keys(attempt);
+		String name = keys.lock();
+		sizeSemaphore(attempt, name);
+		String permitId = await(state.track(this.client.getPermitExpirableSemaphore(name)
+			.tryAcquireAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS)), waitMillis);
 		if (permitId == null) {
 			// ask again next time: the semaphore may have been deleted, and then it would never grant a permit
 			this.sizedSemaphores.remove(name);
@@ -256,7 +276,29 @@ public final class RedissonLockProvider implements LockProvider {
 		// as for hash locks: restart the permit's lease with the token, counted from this request
 		attempt.markSent();
 		Long token = await(extendPermit(attempt, permitId, leaseMillis(attempt), true), 0);
+		remember(name);
 		return new RedissonHeldLock(attempt, state.ownerId, permitId, requireToken(attempt, token));
+	}
+
+	/**
+	 * Creates the semaphore with the request's capacity unless it exists (with an expiry, unlike Redisson's
+	 * {@code trySetPermits}); skipped while this provider knows it exists.
+	 */
+	private void sizeSemaphore(LockAttempt attempt, String name) throws Exception {
+		Long known = this.sizedSemaphores.get(name);
+		if (known != null && System.nanoTime() - known < TimeUnit.MILLISECONDS.toNanos(this.fenceRetentionMillis) / 2) {
+			return;
+		}
+		await(SIZE_SEMAPHORE.evalLong(this.client, List.of(name), String.valueOf(attempt.permits()),
+				retention(attempt)), 0);
+		remember(name);
+	}
+
+	private void remember(String semaphore) {
+		if (this.sizedSemaphores.size() >= MAX_REMEMBERED_SEMAPHORES) {
+			this.sizedSemaphores.clear();
+		}
+		this.sizedSemaphores.put(semaphore, System.nanoTime());
 	}
 
 	private static long requireToken(LockAttempt attempt, @Nullable Long token) {
@@ -284,15 +326,16 @@ public final class RedissonLockProvider implements LockProvider {
 			keys.add(names.fence());
 		}
 		LuaScript script = (attempt.type() == LockType.READ) ? EXTEND_READ : EXTEND_HASH;
-		return script.evalLong(this.client, keys, holder, String.valueOf(leaseMillis));
+		return script.evalLong(this.client, keys, holder, String.valueOf(leaseMillis), retention(leaseMillis));
 	}
 
 	private CompletableFuture<Long> extendPermit(LockAttempt attempt, String permitId, long leaseMillis,
 			boolean fence) {
 		RedissonLockKeys names = keys(attempt);
-		List<Object> keys = fence ? List.of(names.permitTimeouts(), names.fence()) : List.of(names.permitTimeouts());
+		List<Object> keys = fence ? List.of(names.permitTimeouts(), names.lock(), names.fence())
+				: List.of(names.permitTimeouts(), names.lock());
 		return EXTEND_PERMIT.evalLong(this.client, keys, HexFormat.of().parseHex(permitId),
-				String.valueOf(System.currentTimeMillis()), String.valueOf(leaseMillis));
+				String.valueOf(System.currentTimeMillis()), String.valueOf(leaseMillis), retention(leaseMillis));
 	}
 
 	@Override
@@ -400,7 +443,7 @@ public final class RedissonLockProvider implements LockProvider {
 	private RLock hashLock(LockAttempt attempt) {
 		String name = keys(attempt).lock();
 		return switch (attempt.type()) {
-			case MUTEX -> this.client.getFencedLock(name);
+			case MUTEX -> this.client.getLock(name);
 			case FAIR -> this.client.getFairLock(name);
 			case READ -> this.client.getReadWriteLock(name).readLock();
 			case WRITE -> this.client.getReadWriteLock(name).writeLock();
@@ -414,6 +457,15 @@ public final class RedissonLockProvider implements LockProvider {
 
 	private String holder(LockAttempt attempt, long ownerId) {
 		return RedissonLockKeys.holder(this.clientId, ownerId, attempt.type());
+	}
+
+	/** How long a counter or semaphore lives after a grant: the fence retention, or the lease if that is longer. */
+	private String retention(long leaseMillis) {
+		return String.valueOf(Math.max(this.fenceRetentionMillis, leaseMillis));
+	}
+
+	private String retention(LockAttempt attempt) {
+		return retention(leaseMillis(attempt));
 	}
 
 	private static long leaseMillis(LockAttempt attempt) {
@@ -463,7 +515,7 @@ public final class RedissonLockProvider implements LockProvider {
 			this.ownerId = ownerId;
 		}
 
-		<T> CompletionStage<T> track(RFuture<T> future) {
+		<T> CompletionStage<T> track(CompletionStage<T> future) {
 			CompletableFuture<T> stage = future.toCompletableFuture();
 			this.acquiring = stage;
 			return stage;

@@ -6,12 +6,13 @@
 -- KEYS[2] optional: the fencing counter (same hash slot)
 -- ARGV[1] the holder's field
 -- ARGV[2] the lease in ms
+-- ARGV[3] with KEYS[2]: the counter's retention in ms
 -- Returns 0 if the owner no longer holds the lock; else the token with KEYS[2], 1 without.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
 	return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[2])
 if KEYS[2] then
-	return redis.call('incr', KEYS[2])
+	return next_token(KEYS[2], ARGV[3])
 end
 return 1

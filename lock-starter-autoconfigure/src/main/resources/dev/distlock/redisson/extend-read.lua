@@ -7,6 +7,7 @@
 -- KEYS[3] optional: the fencing counter (same hash slot)
 -- ARGV[1] the reader's field
 -- ARGV[2] the lease in ms
+-- ARGV[3] with KEYS[3]: the counter's retention in ms
 -- Returns 0 if the reader no longer holds the lock; else the token with KEYS[3], 1 without.
 local counter = redis.call('hget', KEYS[1], ARGV[1])
 if counter == false then
@@ -19,6 +20,6 @@ if redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
 	redis.call('pexpire', KEYS[1], ARGV[2])
 end
 if KEYS[3] then
-	return redis.call('incr', KEYS[3])
+	return next_token(KEYS[3], ARGV[3])
 end
 return 1

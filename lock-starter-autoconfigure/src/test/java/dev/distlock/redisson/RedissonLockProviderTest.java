@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * What the Redisson backend promises beyond the shared contract: ownership by a synthetic owner id (release from
  * another thread, no confusion with Redisson's thread-owned locks), leases that Redisson's own watchdog leaves alone,
- * owner-checked renewal, abandoned fair waiters leaving the queue, tokens from {@code RFencedLock}, and the semaphore
+ * owner-checked renewal, abandoned fair waiters leaving the queue, tokens from the key's counter, and the semaphore
  * capacity rule.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -151,8 +151,11 @@ class RedissonLockProviderTest {
 			.doesNotEndWith(":" + Thread.currentThread().getId());
 		assertThat(client.getLock(mutexName(attempt)).tryLock())
 			.as("the same client's RLock on the same thread is not taken for a re-entry").isFalse();
-		assertThat(this.admin.getFencedLock(mutexName(attempt)).getToken())
-			.as("MUTEX tokens are RFencedLock's").isEqualTo(held.fencingToken());
+		String counter = RedissonLockKeys.of(attempt.key(), LockType.MUTEX).fence();
+		assertThat(this.admin.getBucket(counter, org.redisson.client.codec.StringCodec.INSTANCE).get())
+			.as("the token is the key's counter").isEqualTo(String.valueOf(held.fencingToken()));
+		assertThat(held.fencingToken()).as("never below the server clock in microseconds")
+			.isGreaterThan(TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis() - 60_000));
 		provider.release(held);
 		assertThat(client.getLock(mutexName(attempt)).tryLock()).isTrue();
 		client.getLock(mutexName(attempt)).unlock();
