@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
@@ -86,27 +85,13 @@ public final class RedissonLockProvider implements LockProvider {
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
 	/** Default of {@link #setFenceRetention(Duration)}. */
-	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
+	public static final Duration DEFAULT_FENCE_RETENTION = RedissonLockScripts.DEFAULT_FENCE_RETENTION;
 
 	private static final Log logger = LogFactory.getLog(RedissonLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
 
-	private static final AtomicLong ownerIds = new AtomicLong();
-
 	private static final int MAX_REMEMBERED_SEMAPHORES = 10_000;
-
-	static final LuaScript ACQUIRE_MUTEX = LuaScript.load("acquire-mutex.lua");
-
-	static final LuaScript SIZE_SEMAPHORE = LuaScript.load("size-semaphore.lua");
-
-	static final LuaScript EXTEND_HASH = LuaScript.load("extend-hash.lua");
-
-	static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua");
-
-	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua");
-
-	static final LuaScript LEAVE_FAIR_QUEUE = LuaScript.load("leave-fair-queue.lua");
 
 	private final RedissonClient client;
 
@@ -156,10 +141,7 @@ public final class RedissonLockProvider implements LockProvider {
 	 * @param fenceRetention the retention, at least 1 ms
 	 */
 	public void setFenceRetention(Duration fenceRetention) {
-		if (fenceRetention.isNegative() || fenceRetention.toMillis() < 1) {
-			throw new IllegalArgumentException("Fence retention must be at least 1 ms, not " + fenceRetention);
-		}
-		this.fenceRetentionMillis = fenceRetention.toMillis();
+		this.fenceRetentionMillis = RedissonLockScripts.retentionMillis(fenceRetention);
 	}
 
 	/**
@@ -168,15 +150,6 @@ public final class RedissonLockProvider implements LockProvider {
 	 */
 	public Duration getFenceRetention() {
 		return Duration.ofMillis(this.fenceRetentionMillis);
-	}
-
-	/**
-	 * A new synthetic owner id: unique in this JVM (hence per client, whose id Redisson puts in front) and negative,
-	 * so it never equals a thread id.
-	 * @return the id
-	 */
-	static long nextOwnerId() {
-		return -ownerIds.incrementAndGet();
 	}
 
 	@Override
@@ -206,7 +179,7 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitMillis) throws Exception {
-		Pending state = new Pending(nextOwnerId());
+		Pending state = new Pending(RedissonHeldLock.nextOwnerId());
 		Pending previous = this.pending.put(attempt, state);
 		if (previous != null) {
 			cleanUp(attempt, previous);
@@ -231,9 +204,9 @@ public final class RedissonLockProvider implements LockProvider {
 		RedissonLockKeys keys = keys(attempt);
 		long start = System.nanoTime();
 		attempt.markSent();
-		Long token = await(state.track(ACQUIRE_MUTEX.evalLong(this.client, List.of(keys.lock(), keys.fence()),
-				holder(attempt, state.ownerId), String.valueOf(leaseMillis(attempt)), retention(attempt))), 0);
-		if (token != null && token > 0) {
+		Long token = await(state.track(RedissonLockScripts.acquireMutex(this.client, keys,
+				holder(attempt, state.ownerId), leaseMillis(attempt), this.fenceRetentionMillis)), 0);
+		if (token != null) {
 			return new RedissonHeldLock(attempt, state.ownerId, null, token);
 		}
 		long waitLeft = waitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -289,7 +262,7 @@ public final class RedissonLockProvider implements LockProvider {
 		if (known != null && System.nanoTime() - known < TimeUnit.MILLISECONDS.toNanos(this.fenceRetentionMillis) / 2) {
 			return;
 		}
-		await(SIZE_SEMAPHORE.evalLong(this.client, List.of(name), String.valueOf(attempt.permits()),
+		await(RedissonLockScripts.SIZE_SEMAPHORE.evalLong(this.client, List.of(name), String.valueOf(attempt.permits()),
 				retention(attempt)), 0);
 		remember(name);
 	}
@@ -325,7 +298,8 @@ public final class RedissonLockProvider implements LockProvider {
 		if (fence) {
 			keys.add(names.fence());
 		}
-		LuaScript script = (attempt.type() == LockType.READ) ? EXTEND_READ : EXTEND_HASH;
+		LuaScript script = (attempt.type() == LockType.READ) ? RedissonLockScripts.EXTEND_READ
+				: RedissonLockScripts.EXTEND_HASH;
 		return script.evalLong(this.client, keys, holder, String.valueOf(leaseMillis), retention(leaseMillis));
 	}
 
@@ -334,7 +308,7 @@ public final class RedissonLockProvider implements LockProvider {
 		RedissonLockKeys names = keys(attempt);
 		List<Object> keys = fence ? List.of(names.permitTimeouts(), names.lock(), names.fence())
 				: List.of(names.permitTimeouts(), names.lock());
-		return EXTEND_PERMIT.evalLong(this.client, keys, HexFormat.of().parseHex(permitId),
+		return RedissonLockScripts.EXTEND_PERMIT.evalLong(this.client, keys, HexFormat.of().parseHex(permitId),
 				String.valueOf(System.currentTimeMillis()), String.valueOf(leaseMillis), retention(leaseMillis));
 	}
 
@@ -424,8 +398,9 @@ public final class RedissonLockProvider implements LockProvider {
 	private void leaveFairQueue(LockAttempt attempt, long ownerId) {
 		try {
 			RedissonLockKeys names = keys(attempt);
-			quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client, List.of(names.fairQueue(), names.fairTimeouts()),
-					holder(attempt, ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
+			quietly(attempt, RedissonLockScripts.LEAVE_FAIR_QUEUE.evalLong(this.client,
+					List.of(names.fairQueue(), names.fairTimeouts()), holder(attempt, ownerId),
+					String.valueOf(this.fairWaitTimeoutMillis)));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not take " + attempt + " out of the fair queue", ex);
@@ -459,9 +434,8 @@ public final class RedissonLockProvider implements LockProvider {
 		return RedissonLockKeys.holder(this.clientId, ownerId, attempt.type());
 	}
 
-	/** How long a counter or semaphore lives after a grant: the fence retention, or the lease if that is longer. */
 	private String retention(long leaseMillis) {
-		return String.valueOf(Math.max(this.fenceRetentionMillis, leaseMillis));
+		return RedissonLockScripts.retention(this.fenceRetentionMillis, leaseMillis);
 	}
 
 	private String retention(LockAttempt attempt) {
@@ -469,12 +443,7 @@ public final class RedissonLockProvider implements LockProvider {
 	}
 
 	private static long leaseMillis(LockAttempt attempt) {
-		try {
-			return Math.max(1, attempt.lease().toMillis());
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 4;
-		}
+		return RedissonLockScripts.millis(attempt.lease());
 	}
 
 	private <T> @Nullable T await(CompletionStage<T> stage, long waitMillis) throws Exception {

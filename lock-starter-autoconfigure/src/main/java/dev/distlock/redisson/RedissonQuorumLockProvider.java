@@ -72,10 +72,8 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 
 	private static final Set<LockType> TYPES = EnumSet.of(LockType.MUTEX);
 
-	static final LuaScript RAISE_FENCE = LuaScript.load("raise-fence.lua");
-
 	/** Default of {@link #setFenceRetention(Duration)}. */
-	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
+	public static final Duration DEFAULT_FENCE_RETENTION = RedissonLockScripts.DEFAULT_FENCE_RETENTION;
 
 	private final List<Node> nodes;
 
@@ -167,10 +165,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	 * @param fenceRetention the retention, at least 1 ms
 	 */
 	public void setFenceRetention(Duration fenceRetention) {
-		if (fenceRetention.isNegative() || fenceRetention.toMillis() < 1) {
-			throw new IllegalArgumentException("Fence retention must be at least 1 ms, not " + fenceRetention);
-		}
-		this.fenceRetentionMillis = fenceRetention.toMillis();
+		this.fenceRetentionMillis = RedissonLockScripts.retentionMillis(fenceRetention);
 	}
 
 	/**
@@ -179,10 +174,6 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	 */
 	public Duration getFenceRetention() {
 		return Duration.ofMillis(this.fenceRetentionMillis);
-	}
-
-	private String retention(long leaseMillis) {
-		return String.valueOf(Math.max(this.fenceRetentionMillis, leaseMillis));
 	}
 
 	@Override
@@ -207,7 +198,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	 */
 	@Override
 	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-		long ownerId = RedissonLockProvider.nextOwnerId();
+		long ownerId = RedissonHeldLock.nextOwnerId();
 		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
 		long leaseMillis = millis(attempt.lease());
@@ -220,8 +211,9 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		try {
 			for (int i = 0; i < this.nodes.size(); i++) {
 				int index = i;
-				CompletableFuture<Long> reply = call(() -> this.nodes.get(index).lock(attempt, ownerId, nodeLease,
-						retention(nodeLease)));
+				Node node = this.nodes.get(index);
+				CompletableFuture<Long> reply = call(() -> RedissonLockScripts.acquireMutex(node.client,
+						keys(attempt), node.field(ownerId), nodeLease, this.fenceRetentionMillis));
 				reply.whenComplete((token, ex) -> round.reply(index, token, ex));
 				replies.add(reply);
 			}
@@ -279,9 +271,10 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		granted.forEach((index, nodeToken) -> {
 			if (nodeToken < token) {
 				Node node = this.nodes.get(index);
-				raises.add(call(() -> RAISE_FENCE.evalLong(node.client,
+				raises.add(call(() -> RedissonLockScripts.RAISE_FENCE.evalLong(node.client,
 						List.of(keys(attempt).lock(), keys(attempt).fence()), node.field(ownerId),
-						String.valueOf(token), retention(millis(attempt.lease())))));
+						String.valueOf(token),
+						RedissonLockScripts.retention(this.fenceRetentionMillis, millis(attempt.lease())))));
 			}
 		});
 		long raised = countOnes(raises);
@@ -295,7 +288,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 		String nodeLease = String.valueOf(leaseMillis + drift(leaseMillis));
 		List<CompletableFuture<Long>> replies = new ArrayList<>();
 		for (Node node : this.nodes) {
-			replies.add(call(() -> RedissonLockProvider.EXTEND_HASH.evalLong(node.client,
+			replies.add(call(() -> RedissonLockScripts.EXTEND_HASH.evalLong(node.client,
 					List.of(keys(held.attempt()).lock()), node.field(held.ownerId()), nodeLease)));
 		}
 		awaitAll(replies);
@@ -419,12 +412,7 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 	}
 
 	private static long millis(Duration duration) {
-		try {
-			return Math.max(1, duration.toMillis());
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 4;
-		}
+		return RedissonLockScripts.millis(duration);
 	}
 
 	@FunctionalInterface
@@ -446,17 +434,8 @@ public final class RedissonQuorumLockProvider implements LockProvider {
 			this.clientId = client.getId();
 		}
 
-		/** One node's try: its token if granted, {@code null} if busy. */
-		CompletableFuture<Long> lock(LockAttempt attempt, long ownerId, long leaseMillis, String retention) {
-			RedissonLockKeys keys = keys(attempt);
-			return RedissonLockProvider.ACQUIRE_MUTEX
-				.evalLong(this.client, List.of(keys.lock(), keys.fence()), field(ownerId), String.valueOf(leaseMillis),
-						retention)
-				.thenApply((token) -> (token != null && token > 0) ? token : null);
-		}
-
 		String field(long ownerId) {
-			return this.clientId + ":" + ownerId;
+			return RedissonLockKeys.holder(this.clientId, ownerId, LockType.MUTEX);
 		}
 
 	}
