@@ -49,7 +49,9 @@ public final class RedissonLockAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RedissonLockProvider redissonLockProvider(RedissonClient redissonClient, RedissonLockProperties properties) {
-			return new RedissonLockProvider(redissonClient, properties.getTimeout());
+			RedissonLockProvider provider = new RedissonLockProvider(redissonClient, properties.getTimeout());
+			provider.setFenceRetention(properties.getFenceRetention());
+			return provider;
 		}
 
 	}
@@ -62,10 +64,15 @@ public final class RedissonLockAutoConfiguration {
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
 		RedissonQuorumLockProvider redissonQuorumLockProvider(RedissonLockProperties properties) {
-			return RedissonQuorumLockProvider.connect(properties.getNodes(), properties.getNodeTimeout(), (config) -> {
-				config.useSingleServer().setUsername(properties.getUsername()).setPassword(properties.getPassword());
-				return config;
-			});
+			RedissonQuorumLockProvider provider = RedissonQuorumLockProvider.connect(properties.getNodes(),
+					properties.getNodeTimeout(), (config) -> {
+						config.useSingleServer()
+							.setUsername(properties.getUsername())
+							.setPassword(properties.getPassword());
+						return config;
+					});
+			provider.setFenceRetention(properties.getFenceRetention());
+			return provider;
 		}
 
 	}

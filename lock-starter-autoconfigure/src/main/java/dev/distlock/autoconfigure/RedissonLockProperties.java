@@ -29,6 +29,14 @@ public class RedissonLockProperties {
 	private Duration timeout = Duration.ofSeconds(5);
 
 	/**
+	 * How long a key's fencing counter (and a semaphore nobody uses) stays in Redis after the key's last grant or
+	 * renewal; never less than the lease of a lock that outlives it. Tokens never fall below the Redis server's clock
+	 * in microseconds, so the counter only protects against that clock stepping back by up to this much; each key
+	 * locked within it costs about 90 bytes. Applies to redisson and redisson-quorum.
+	 */
+	private Duration fenceRetention = Duration.ofHours(1);
+
+	/**
 	 * Addresses of independent Redis servers (redis://host:port, or rediss:// for TLS) for the redisson-quorum
 	 * provider, which holds a lock on a majority of them. They must not be replicas of one another; an odd number,
 	 * such as 3 or 5. Setting them registers the redisson-quorum provider (turn it off or on explicitly with
@@ -66,6 +74,14 @@ public class RedissonLockProperties {
 
 	public void setTimeout(Duration timeout) {
 		this.timeout = timeout;
+	}
+
+	public Duration getFenceRetention() {
+		return this.fenceRetention;
+	}
+
+	public void setFenceRetention(Duration fenceRetention) {
+		this.fenceRetention = fenceRetention;
 	}
 
 	public List<String> getNodes() {

@@ -12,7 +12,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
- * One of this package's Lua scripts, read once from its {@code .lua} resource. Keys go in {@code KEYS}, everything
+ * One of this package's Lua scripts, read once from its {@code .lua} resource with {@code prelude.lua} (the functions
+ * the scripts share) in front of it. Keys go in {@code KEYS}, everything
  * else in {@code ARGV}: nothing is spliced into the text. Redisson sends it by EVALSHA and loads it on NOSCRIPT
  * (its {@code useScriptCache}, on by default), so a script crosses the wire once per server. Arguments go as bytes:
  * a {@code byte[]} as it is (Redisson stores permit ids as raw bytes), anything else as its UTF-8 text.
@@ -29,11 +30,15 @@ final class LuaScript {
 	}
 
 	static LuaScript load(String name) {
+		return new LuaScript(name, read("prelude.lua") + read(name));
+	}
+
+	private static String read(String name) {
 		try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + name + " is missing beside " + LuaScript.class);
 			}
-			return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read Lua script " + name, ex);

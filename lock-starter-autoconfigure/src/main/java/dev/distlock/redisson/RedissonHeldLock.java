@@ -1,5 +1,7 @@
 package dev.distlock.redisson;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import org.jspecify.annotations.Nullable;
@@ -15,6 +17,17 @@ import org.jspecify.annotations.Nullable;
  */
 record RedissonHeldLock(LockAttempt attempt, long ownerId, @Nullable String permitId,
 		long fencingToken) implements HeldLock {
+
+	private static final AtomicLong ownerIds = new AtomicLong();
+
+	/**
+	 * A new synthetic owner id: unique in this JVM (hence per client, whose id Redisson puts in front) and negative,
+	 * so it never equals a thread id of code that uses the same client's locks the usual way.
+	 * @return the id
+	 */
+	static long nextOwnerId() {
+		return -ownerIds.incrementAndGet();
+	}
 
 	String permit() {
 		if (this.permitId == null) {

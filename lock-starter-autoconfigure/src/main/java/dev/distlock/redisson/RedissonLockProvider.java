@@ -1,6 +1,7 @@
 package dev.distlock.redisson;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -13,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
@@ -24,30 +24,27 @@ import dev.distlock.core.LockWaiter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.redisson.RedissonFencedLock;
-import org.redisson.RedissonObject;
-import org.redisson.api.RFuture;
 import org.redisson.api.RLock;
-import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
 
 /**
  * The {@code redisson} backend: distributed locks on an application's {@link RedissonClient}, made of Redisson's own
  * lock objects, so their key layouts, scripts and waiting (pub/sub on the lock's channel, the fair queue) are
- * Redisson's, while ownership, leases, renewal and fencing follow distlock's contract. One lock key maps to:
+ * Redisson's, while ownership, leases, renewal and fencing follow distlock's contract. Each lock type has its own
+ * namespace ({@code {<key>}:redisson:<type>}, see {@link RedissonLockKeys}), so no key a user supplies can reach
+ * another type's lock. One lock key {@code K} maps to:
  * <ul>
- * <li>MUTEX: {@code RFencedLock} on the key itself (the same hash a plain {@code RLock} of that name uses, so it also
- * excludes Redisson code that locks the name directly);</li>
- * <li>FAIR: Redisson's fair lock on {@code <key>:fair};</li>
- * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code <key>:rw};</li>
- * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code <key>:semaphore}. Plain {@code RSemaphore} is not used:
- * its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each permit of
- * the permit-expirable semaphore has its own lease, renewed with {@code updateLeaseTime}. Its capacity is set to the
- * request's {@code permits} with {@code trySetPermits}, which only acts while the semaphore does not exist: the first
- * request fixes the capacity, and a request asking for a different number shares the capacity already set (change it
- * with Redisson's {@code setPermits}, or delete the key when no one holds it). Redisson stamps a permit's expiry with
- * the acquiring client's wall clock, so skewed clocks shorten or lengthen other holders' permits: keep them
- * synchronized.</li>
+ * <li>MUTEX: a Redisson lock hash {@code {K}:redisson:mutex} (a plain {@code RLock} of that name excludes it too);</li>
+ * <li>FAIR: Redisson's fair lock on {@code {K}:redisson:fair};</li>
+ * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code {K}:redisson:rw};</li>
+ * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code {K}:redisson:semaphore}. Plain {@code RSemaphore} is not
+ * used: its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each
+ * permit of the permit-expirable semaphore has its own lease, renewed as Redisson's {@code updateLeaseTime} does.
+ * Its capacity is set to the request's {@code permits} when the semaphore does not exist: the first request fixes the
+ * capacity, and a request asking for a different number shares the capacity already set (change it with Redisson's
+ * {@code setPermits}, or let the semaphore expire, a fence retention after its last use). Redisson stamps a permit's
+ * expiry with the acquiring client's wall clock, so skewed clocks shorten or lengthen other holders' permits: keep
+ * them synchronized.</li>
  * </ul>
  * <p>
  * <b>Ownership by lease, not by thread.</b> Redisson ties a lock to {@code <client id>:<thread id>}. This provider
@@ -59,14 +56,19 @@ import org.redisson.api.RedissonClient;
  * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime}, which keeps Redisson's
  * own watchdog off; renewal is the core's {@code LeaseRenewer} calling {@link #renew}, which extends only while the
  * owner still holds the lock (an owner-checked Lua script on Redisson's layout, or {@code updateLeaseTime} for a
- * permit) and otherwise reports the lease lost.
+ * permit) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
+ * sent ({@link LockAttempt#markSent()}), never from the reply. When Redisson waits, the grant comes from one of the
+ * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
+ * restarts the lease on the server, and the lease is counted from that request.
  * <p>
- * <b>Fencing.</b> MUTEX takes its token from {@code RFencedLock}, incremented inside the acquire script: one round
- * trip. FAIR, READ, WRITE and SEMAPHORE take theirs right after the acquisition, from a script that increments
- * {@code distlock_fence:{<lock name>}} only while the owner still holds the lock (one more round trip). Since every
- * holder increments while it holds, a hold that begins after another ended gets a larger token: exclusive holds are
- * numbered in their order, and a reader or permit requested after another ended is numbered after it. Counters never
- * expire; a Redis restart without persistence resets them, as it frees the locks.
+ * <b>Fencing.</b> Every type takes its token from the key's counter {@code {K}:redisson:fence}, as
+ * {@code max(counter + 1, server time in microseconds)}: a MUTEX inside its acquire script (one round trip), the
+ * others right after Redisson granted them, in the script that restarts the lease, only while the owner still holds
+ * the lock (one more round trip). A hold that begins after another ended therefore gets a larger token. The clock floor
+ * keeps tokens rising when the counter is lost (a restart without persistence, a failover that lost the last writes),
+ * so the counter expires {@link #setFenceRetention fence retention} after the key's last grant; it only matters while
+ * the server clock could lag it. Nothing this provider writes lives without an expiry: lock hashes carry the lease,
+ * counters and semaphores the retention (at least the longest lease).
  * <p>
  * Caveats: Redisson parks a fair-lock waiter in the queue for up to {@code Config.fairLockWaitTimeout} (5 minutes by
  * default), so a waiting process that dies can hold up a FAIR key that long; lower it in Redisson's configuration.
@@ -82,23 +84,14 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	/** Default of how long one Redis call may take beyond the wait time. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
+	/** Default of {@link #setFenceRetention(Duration)}. */
+	public static final Duration DEFAULT_FENCE_RETENTION = RedissonLockScripts.DEFAULT_FENCE_RETENTION;
+
 	private static final Log logger = LogFactory.getLog(RedissonLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
 
-	private static final AtomicLong ownerIds = new AtomicLong();
-
 	private static final int MAX_REMEMBERED_SEMAPHORES = 10_000;
-
-	static final LuaScript FENCE_HASH = LuaScript.load("fence-hash.lua");
-
-	static final LuaScript FENCE_PERMIT = LuaScript.load("fence-permit.lua");
-
-	static final LuaScript RENEW_HASH = LuaScript.load("renew-hash.lua");
-
-	static final LuaScript RENEW_READ = LuaScript.load("renew-read.lua");
-
-	static final LuaScript LEAVE_FAIR_QUEUE = LuaScript.load("leave-fair-queue.lua");
 
 	private final RedissonClient client;
 
@@ -110,8 +103,14 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 
 	private final Map<LockAttempt, Pending> pending = new ConcurrentHashMap<>();
 
-	/** Semaphores whose capacity this provider has set (or found set), so it asks only once per key. */
-	private final Set<String> sizedSemaphores = ConcurrentHashMap.newKeySet();
+	/**
+	 * Semaphores this provider created or was granted a permit of, with when ({@code System.nanoTime()}): each of
+	 * those extended the semaphore to live at least the fence retention, so within half of it there is no need to
+	 * ask whether it exists.
+	 */
+	private final Map<String, Long> sizedSemaphores = new ConcurrentHashMap<>();
+
+	private volatile long fenceRetentionMillis = DEFAULT_FENCE_RETENTION.toMillis();
 
 	/**
 	 * Creates a provider with a {@link #DEFAULT_TIMEOUT timeout} of 5 seconds.
@@ -127,10 +126,6 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	 * @param timeout how long one Redis call may take beyond the wait time before the acquisition fails
 	 */
 	public RedissonLockProvider(RedissonClient client, Duration timeout) {
-		if (!(client.getFencedLock("distlock") instanceof RedissonFencedLock)) {
-			throw new IllegalArgumentException("RedissonLockProvider needs Redisson's own RedissonClient; "
-					+ client.getClass().getName() + " does not hand out org.redisson.RedissonFencedLock");
-		}
 		this.client = client;
 		this.clientId = client.getId();
 		this.timeoutMillis = Math.max(1, timeout.toMillis());
@@ -138,12 +133,23 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * A new synthetic owner id: unique in this JVM (hence per client, whose id Redisson puts in front) and negative,
-	 * so it never equals a thread id.
-	 * @return the id
+	 * Sets how long a key's fencing counter (and a semaphore nobody uses) is kept after its last grant or renewal; at
+	 * least the lease of a lock that outlives it. Tokens stay above the server clock in microseconds, so a counter
+	 * that is gone only matters if the server clock stepped back further than this since the key's last grant: keep it
+	 * above any step back the server's clock may take; each key locked within it costs one small string in Redis
+	 * (~90 bytes). Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * @param fenceRetention the retention, at least 1 ms
 	 */
-	static long nextOwnerId() {
-		return -ownerIds.incrementAndGet();
+	public void setFenceRetention(Duration fenceRetention) {
+		this.fenceRetentionMillis = RedissonLockScripts.retentionMillis(fenceRetention);
+	}
+
+	/**
+	 * How long a fencing counter is kept after its key's last grant.
+	 * @return the retention
+	 */
+	public Duration getFenceRetention() {
+		return Duration.ofMillis(this.fenceRetentionMillis);
 	}
 
 	@Override
@@ -167,14 +173,14 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitMillis) throws Exception {
-		Pending state = new Pending(nextOwnerId());
+		Pending state = new Pending(RedissonHeldLock.nextOwnerId());
 		Pending previous = this.pending.put(attempt, state);
 		if (previous != null) {
 			cleanUp(attempt, previous);
 		}
 		RedissonHeldLock held = switch (attempt.type()) {
 			case MUTEX -> acquireMutex(attempt, state, waitMillis);
-			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, waitMillis);
+			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, hashLock(attempt), waitMillis);
 			case SEMAPHORE -> acquirePermit(attempt, state, waitMillis);
 		};
 		// granted, or a definite "no" from Redisson, which then holds nothing for the owner and has taken it out of
@@ -183,80 +189,131 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		return held;
 	}
 
+	/**
+	 * MUTEX: one try with a script on Redisson's lock layout that also takes the fencing token (one round trip); if
+	 * busy, Redisson's own waiting on the {@code RLock} of the same hash, then the token.
+	 */
 	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
-		RedissonFencedLock lock = (RedissonFencedLock) this.client.getFencedLock(redisName(attempt));
-		Long token = await(state.track(lock.tryLockAndGetTokenAsync(waitMillis, leaseMillis(attempt),
-				TimeUnit.MILLISECONDS, state.ownerId)), waitMillis);
-		return (token != null) ? new RedissonHeldLock(attempt, state.ownerId, null, token) : null;
+		RedissonLockKeys keys = keys(attempt);
+		long start = System.nanoTime();
+		attempt.markSent();
+		Long token = await(state.track(RedissonLockScripts.acquireMutex(this.client, keys,
+				holder(attempt, state.ownerId), leaseMillis(attempt), this.fenceRetentionMillis)), 0);
+		if (token != null) {
+			return new RedissonHeldLock(attempt, state.ownerId, null, token);
+		}
+		long waitLeft = waitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		if (waitLeft <= 0) {
+			return null;
+		}
+		return acquireHashLock(attempt, state, this.client.getLock(keys.lock()), waitLeft);
 	}
 
-	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, long waitMillis)
-			throws Exception {
-		RLock lock = hashLock(attempt);
+	/**
+	 * Redisson grants the lock, waiting its own way; the grant may come from any of the requests Redisson sends
+	 * while it waits, which distlock cannot see. So the lease is restarted when the token is taken, in a second
+	 * request marked as sent: the lease the core counts from that mark ends before the one Redis keeps.
+	 */
+	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, RLock lock,
+			long waitMillis) throws Exception {
 		Boolean locked = await(state.track(lock.tryLockAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS,
 				state.ownerId)), waitMillis);
 		if (!Boolean.TRUE.equals(locked)) {
 			return null;
 		}
-		String name = redisName(attempt);
-		Long token = await(FENCE_HASH.evalLong(this.client, List.of(name, fenceName(attempt)),
-				field(attempt, state.ownerId)), 0);
+		attempt.markSent();
+		Long token = await(extend(attempt, state.ownerId, leaseMillis(attempt), true), 0);
 		return new RedissonHeldLock(attempt, state.ownerId, null, requireToken(attempt, token));
 	}
 
 	private @Nullable RedissonHeldLock acquirePermit(LockAttempt attempt, Pending state, long waitMillis)
 			throws Exception {
-		String name = redisName(attempt);
-		RPermitExpirableSemaphore semaphore = this.client.getPermitExpirableSemaphore(name);
-		if (this.sizedSemaphores.add(name)) {
-			if (this.sizedSemaphores.size() > MAX_REMEMBERED_SEMAPHORES) {
-				this.sizedSemaphores.clear();
-			}
-			try {
-				await(semaphore.trySetPermitsAsync(attempt.permits()), 0);
-			}
-			catch (Exception ex) {
-				this.sizedSemaphores.remove(name);
-				throw ex;
-			}
-		}
-		String permitId = await(state.track(semaphore.tryAcquireAsync(waitMillis, leaseMillis(attempt),
-				TimeUnit.MILLISECONDS)), waitMillis);
+		RedissonLockKeys keys = keys(attempt);
+		String name = keys.lock();
+		sizeSemaphore(attempt, name);
+		String permitId = await(state.track(this.client.getPermitExpirableSemaphore(name)
+			.tryAcquireAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS)), waitMillis);
 		if (permitId == null) {
 			// ask again next time: the semaphore may have been deleted, and then it would never grant a permit
 			this.sizedSemaphores.remove(name);
 			return null;
 		}
 		state.permitId = permitId;
-		Long token = await(FENCE_PERMIT.evalLong(this.client,
-				List.of(RedissonObject.suffixName(name, "timeout"), fenceName(attempt)),
-				HexFormat.of().parseHex(permitId), String.valueOf(System.currentTimeMillis())), 0);
+		// as for hash locks: restart the permit's lease with the token, counted from this request
+		attempt.markSent();
+		Long token = await(extendPermit(attempt, permitId, leaseMillis(attempt), true), 0);
+		remember(name);
 		return new RedissonHeldLock(attempt, state.ownerId, permitId, requireToken(attempt, token));
 	}
 
+	/**
+	 * Creates the semaphore with the request's capacity unless it exists (with an expiry, unlike Redisson's
+	 * {@code trySetPermits}); skipped while this provider knows it exists.
+	 */
+	private void sizeSemaphore(LockAttempt attempt, String name) throws Exception {
+		Long known = this.sizedSemaphores.get(name);
+		if (known != null && System.nanoTime() - known < TimeUnit.MILLISECONDS.toNanos(this.fenceRetentionMillis) / 2) {
+			return;
+		}
+		await(RedissonLockScripts.SIZE_SEMAPHORE.evalLong(this.client, List.of(name), String.valueOf(attempt.permits()),
+				retention(attempt)), 0);
+		remember(name);
+	}
+
+	private void remember(String semaphore) {
+		if (this.sizedSemaphores.size() >= MAX_REMEMBERED_SEMAPHORES) {
+			this.sizedSemaphores.clear();
+		}
+		this.sizedSemaphores.put(semaphore, System.nanoTime());
+	}
+
 	private static long requireToken(LockAttempt attempt, @Nullable Long token) {
-		if (token == null) {
+		if (token == null || token <= 0) {
 			throw new IllegalStateException("The lease of " + attempt + " (" + attempt.lease()
 					+ ") ran out before its fencing token could be taken; use a longer lease");
 		}
 		return token;
 	}
 
+	/**
+	 * Restarts the lease of a hash lock (MUTEX, FAIR, READ, WRITE) if the owner still holds it, optionally taking the
+	 * next fencing token in the same script.
+	 * @return 0 if no longer held, else the token ({@code fence}) or 1
+	 */
+	private CompletableFuture<Long> extend(LockAttempt attempt, long ownerId, long leaseMillis, boolean fence) {
+		RedissonLockKeys names = keys(attempt);
+		String holder = holder(attempt, ownerId);
+		List<Object> keys = new ArrayList<>(3);
+		keys.add(names.lock());
+		if (attempt.type() == LockType.READ) {
+			keys.add(names.readHolds(holder));
+		}
+		if (fence) {
+			keys.add(names.fence());
+		}
+		LuaScript script = (attempt.type() == LockType.READ) ? RedissonLockScripts.EXTEND_READ
+				: RedissonLockScripts.EXTEND_HASH;
+		return script.evalLong(this.client, keys, holder, String.valueOf(leaseMillis), retention(leaseMillis));
+	}
+
+	private CompletableFuture<Long> extendPermit(LockAttempt attempt, String permitId, long leaseMillis,
+			boolean fence) {
+		RedissonLockKeys names = keys(attempt);
+		List<Object> keys = fence ? List.of(names.permitTimeouts(), names.lock(), names.fence())
+				: List.of(names.permitTimeouts(), names.lock());
+		return RedissonLockScripts.EXTEND_PERMIT.evalLong(this.client, keys, HexFormat.of().parseHex(permitId),
+				String.valueOf(System.currentTimeMillis()), String.valueOf(leaseMillis), retention(leaseMillis));
+	}
+
 	@Override
 	public boolean renew(RedissonHeldLock held, Duration lease) throws Exception {
 		LockAttempt attempt = held.attempt();
 		long millis = Math.max(1, lease.toMillis());
-		String name = redisName(attempt);
-		return switch (attempt.type()) {
-			case MUTEX, FAIR, WRITE -> isOne(await(RENEW_HASH.evalLong(this.client, List.of(name),
-					String.valueOf(millis), field(attempt, held.ownerId())), 0));
-			case READ -> isOne(await(RENEW_READ.evalLong(this.client,
-					List.of(name, readTimeoutPrefix(name, held.ownerId())), String.valueOf(millis),
-					field(attempt, held.ownerId())), 0));
-			case SEMAPHORE -> Boolean.TRUE.equals(await(this.client.getPermitExpirableSemaphore(name)
-				.updateLeaseTimeAsync(held.permit(), millis, TimeUnit.MILLISECONDS), 0));
-		};
+		CompletableFuture<Long> reply = (held.attempt().type() == LockType.SEMAPHORE)
+				? extendPermit(held.attempt(), held.permit(), millis, false)
+				: extend(held.attempt(), held.ownerId(), millis, false);
+		return isOne(await(reply, 0));
 	}
 
 	private static boolean isOne(@Nullable Long reply) {
@@ -268,7 +325,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		LockAttempt attempt = held.attempt();
 		if (attempt.type() == LockType.SEMAPHORE) {
 			// false when the permit already expired: nothing to give back
-			await(this.client.getPermitExpirableSemaphore(redisName(attempt)).tryReleaseAsync(held.permit()), 0);
+			await(this.client.getPermitExpirableSemaphore(keys(attempt).lock()).tryReleaseAsync(held.permit()), 0);
 			return;
 		}
 		try {
@@ -320,7 +377,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		if (attempt.type() == LockType.SEMAPHORE) {
 			String permitId = (granted instanceof String id) ? id : state.permitId;
 			if (permitId != null) {
-				quietly(attempt, this.client.getPermitExpirableSemaphore(redisName(attempt))
+				quietly(attempt, this.client.getPermitExpirableSemaphore(keys(attempt).lock())
 					.tryReleaseAsync(permitId));
 			}
 			return;
@@ -333,11 +390,10 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 
 	private void leaveFairQueue(LockAttempt attempt, long ownerId) {
 		try {
-			String name = redisName(attempt);
-			quietly(attempt, LEAVE_FAIR_QUEUE.evalLong(this.client,
-					List.of(RedissonObject.prefixName("redisson_lock_queue", name),
-							RedissonObject.prefixName("redisson_lock_timeout", name)),
-					field(attempt, ownerId), String.valueOf(this.fairWaitTimeoutMillis)));
+			RedissonLockKeys names = keys(attempt);
+			quietly(attempt, RedissonLockScripts.LEAVE_FAIR_QUEUE.evalLong(this.client,
+					List.of(names.fairQueue(), names.fairTimeouts()), holder(attempt, ownerId),
+					String.valueOf(this.fairWaitTimeoutMillis)));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not take " + attempt + " out of the fair queue", ex);
@@ -353,9 +409,9 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	private RLock hashLock(LockAttempt attempt) {
-		String name = redisName(attempt);
+		String name = keys(attempt).lock();
 		return switch (attempt.type()) {
-			case MUTEX -> this.client.getFencedLock(name);
+			case MUTEX -> this.client.getLock(name);
 			case FAIR -> this.client.getFairLock(name);
 			case READ -> this.client.getReadWriteLock(name).readLock();
 			case WRITE -> this.client.getReadWriteLock(name).writeLock();
@@ -363,59 +419,24 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		};
 	}
 
-	/**
-	 * The Redisson object name behind a lock: the key for MUTEX, with a suffix per family for the others, so that
-	 * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks.
-	 * @param key the full key
-	 * @param type the lock type
-	 * @return the name
-	 */
-	static String redisName(String key, LockType type) {
-		return switch (type) {
-			case MUTEX -> key;
-			case FAIR -> key + ":fair";
-			case READ, WRITE -> key + ":rw";
-			case SEMAPHORE -> key + ":semaphore";
-		};
+	private static RedissonLockKeys keys(LockAttempt attempt) {
+		return RedissonLockKeys.of(attempt.key(), attempt.type());
 	}
 
-	private static String redisName(LockAttempt attempt) {
-		return redisName(attempt.key(), attempt.type());
+	private String holder(LockAttempt attempt, long ownerId) {
+		return RedissonLockKeys.holder(this.clientId, ownerId, attempt.type());
 	}
 
-	/**
-	 * The fencing counter of a lock, in the lock's hash slot: {@code RFencedLock}'s own for MUTEX.
-	 * @param key the full key
-	 * @param type the lock type
-	 * @return the counter's key
-	 */
-	static String fenceName(String key, LockType type) {
-		String name = redisName(key, type);
-		return RedissonObject.prefixName((type == LockType.MUTEX) ? "redisson_lock_token" : "distlock_fence", name);
+	private String retention(long leaseMillis) {
+		return RedissonLockScripts.retention(this.fenceRetentionMillis, leaseMillis);
 	}
 
-	private static String fenceName(LockAttempt attempt) {
-		return fenceName(attempt.key(), attempt.type());
-	}
-
-	/** The hash field Redisson stores a holder under. */
-	private String field(LockAttempt attempt, long ownerId) {
-		String field = this.clientId + ":" + ownerId;
-		return (attempt.type() == LockType.WRITE) ? field + ":write" : field;
-	}
-
-	/** Where Redisson keeps the per-hold timeouts of one reader. */
-	private String readTimeoutPrefix(String name, long ownerId) {
-		return RedissonObject.suffixName(name, this.clientId + ":" + ownerId) + ":rwlock_timeout";
+	private String retention(LockAttempt attempt) {
+		return retention(leaseMillis(attempt));
 	}
 
 	private static long leaseMillis(LockAttempt attempt) {
-		try {
-			return Math.max(1, attempt.lease().toMillis());
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 4;
-		}
+		return RedissonLockScripts.millis(attempt.lease());
 	}
 
 	private <T> @Nullable T await(CompletionStage<T> stage, long waitMillis) throws Exception {
@@ -456,7 +477,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 			this.ownerId = ownerId;
 		}
 
-		<T> CompletionStage<T> track(RFuture<T> future) {
+		<T> CompletionStage<T> track(CompletionStage<T> future) {
 			CompletableFuture<T> stage = future.toCompletableFuture();
 			this.acquiring = stage;
 			return stage;

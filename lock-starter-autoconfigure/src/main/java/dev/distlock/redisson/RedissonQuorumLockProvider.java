@@ -23,13 +23,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
-import org.redisson.RedissonFencedLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
  * The {@code redisson-quorum} backend: a MUTEX held on a majority of several independent Redis servers, in the manner
- * of Redlock. An attempt asks every node at once for Redisson's fenced lock of the key (no waiting on a node, each
+ * of Redlock. An attempt asks every node at once for a Redisson lock of the key (no waiting on a node, each
  * node bounded by the node timeout) and holds the lock if a majority granted it while time is left:
  * {@code validity = node lease - elapsed - drift > 0}, with {@code drift = lease / 100 + 2 ms} for clock-rate
  * differences. Each node's lease is the attempt's lease plus that drift, so the lease the core counts from the moment
@@ -39,13 +38,15 @@ import org.redisson.config.Config;
  * Renewal extends the lease on every node that still holds it and succeeds while that is a majority; release and
  * abandonment release every node (owner-checked).
  * <p>
- * <b>Fencing.</b> Each node's {@code RFencedLock} increments its own counter inside its acquire script; the quorum's
- * token is the largest its majority returned. When fewer than a majority returned that largest value, a second step
- * lifts the lagging counters to it on the nodes still held, and the lock counts as granted only if afterwards a
- * majority of nodes carry a counter at least the token. Any later majority overlaps that one, and its increment there
- * exceeds the token: tokens strictly increase, for as long as nodes keep their counters. A node restarted without
- * persistence forgets both its locks and its counter; restart a node only after the longest lease has passed, and
- * run it with AOF ({@code appendfsync always}) if tokens must survive restarts.
+ * <b>Fencing.</b> Each node takes a token inside its acquire script, {@code max(counter + 1, node clock in
+ * microseconds)} (the {@code redisson} provider's script and key names); the quorum's token is the largest its
+ * majority returned. When fewer than a majority returned that largest value, a second step lifts the lagging counters
+ * to it on the nodes still held, and the lock counts as granted only if afterwards a majority of nodes carry a counter
+ * at least the token. Any later majority overlaps that one, and its next token there exceeds the token. A node that
+ * lost its counter (restarted without persistence, or the counter expired {@link #setFenceRetention fence retention}
+ * after the key's last grant) falls back on its clock, so tokens still rise unless the clocks of a later majority lag
+ * the last token by more than the time since it was handed out: keep the nodes' clocks synchronized. Restart a
+ * crashed node only after the longest lease has passed (it forgets its locks).
  * <p>
  * <b>What this does and does not promise.</b> Redisson deprecated its own {@code RedissonRedLock}: the algorithm is
  * safe only under timing assumptions (bounded network delay, bounded process pauses, clocks that advance at about the
@@ -71,7 +72,8 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	private static final Set<LockType> TYPES = EnumSet.of(LockType.MUTEX);
 
-	static final LuaScript RAISE_FENCE = LuaScript.load("raise-fence.lua");
+	/** Default of {@link #setFenceRetention(Duration)}. */
+	public static final Duration DEFAULT_FENCE_RETENTION = RedissonLockScripts.DEFAULT_FENCE_RETENTION;
 
 	private final List<Node> nodes;
 
@@ -80,6 +82,8 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	private final long nodeTimeoutMillis;
 
 	private final boolean ownsClients;
+
+	private volatile long fenceRetentionMillis = DEFAULT_FENCE_RETENTION.toMillis();
 
 	/** Owner ids of rounds that neither succeeded nor arranged their clean-up yet (interrupted, failed midway). */
 	private final Map<LockAttempt, Queue<Long>> rounds = new ConcurrentHashMap<>();
@@ -153,6 +157,25 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		return config;
 	}
 
+	/**
+	 * Sets how long each node keeps a key's fencing counter after its last grant; at least the lease of a lock that
+	 * outlives it. Tokens stay above the nodes' clocks in microseconds, so a counter that is gone only matters if the
+	 * clocks of a majority lag the token the quorum handed out by more than this: keep it above the nodes' clock skew
+	 * and any step back a node's clock may take. Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * @param fenceRetention the retention, at least 1 ms
+	 */
+	public void setFenceRetention(Duration fenceRetention) {
+		this.fenceRetentionMillis = RedissonLockScripts.retentionMillis(fenceRetention);
+	}
+
+	/**
+	 * How long each node keeps a fencing counter after its key's last grant.
+	 * @return the retention
+	 */
+	public Duration getFenceRetention() {
+		return Duration.ofMillis(this.fenceRetentionMillis);
+	}
+
 	@Override
 	public String name() {
 		return NAME;
@@ -184,7 +207,7 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	@Override
 	public Acquisition<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
-		long ownerId = RedissonLockProvider.nextOwnerId();
+		long ownerId = RedissonHeldLock.nextOwnerId();
 		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
 		long leaseMillis = millis(attempt.lease());
@@ -197,10 +220,9 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		try {
 			for (int i = 0; i < this.nodes.size(); i++) {
 				int index = i;
-				CompletableFuture<Long> reply = call(() -> this.nodes.get(index)
-					.lock(attempt.key())
-					.tryLockAndGetTokenAsync(0, nodeLease, TimeUnit.MILLISECONDS, ownerId)
-					.toCompletableFuture());
+				Node node = this.nodes.get(index);
+				CompletableFuture<Long> reply = call(() -> RedissonLockScripts.acquireMutex(node.client,
+						keys(attempt), node.field(ownerId), nodeLease, this.fenceRetentionMillis));
 				reply.whenComplete((token, ex) -> round.reply(index, token, ex));
 				replies.add(reply);
 			}
@@ -258,9 +280,10 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		granted.forEach((index, nodeToken) -> {
 			if (nodeToken < token) {
 				Node node = this.nodes.get(index);
-				raises.add(call(() -> RAISE_FENCE.evalLong(node.client,
-						List.of(attempt.key(), RedissonLockProvider.fenceName(attempt.key(), LockType.MUTEX)),
-						node.field(ownerId), String.valueOf(token))));
+				raises.add(call(() -> RedissonLockScripts.RAISE_FENCE.evalLong(node.client,
+						List.of(keys(attempt).lock(), keys(attempt).fence()), node.field(ownerId),
+						String.valueOf(token),
+						RedissonLockScripts.retention(this.fenceRetentionMillis, millis(attempt.lease())))));
 			}
 		});
 		long raised = countOnes(raises);
@@ -273,8 +296,8 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		String nodeLease = String.valueOf(leaseMillis + drift(leaseMillis));
 		List<CompletableFuture<Long>> replies = new ArrayList<>();
 		for (Node node : this.nodes) {
-			replies.add(call(() -> RedissonLockProvider.RENEW_HASH.evalLong(node.client,
-					List.of(held.attempt().key()), nodeLease, node.field(held.ownerId()))));
+			replies.add(call(() -> RedissonLockScripts.EXTEND_HASH.evalLong(node.client,
+					List.of(keys(held.attempt()).lock()), node.field(held.ownerId()), nodeLease)));
 		}
 		awaitAll(replies);
 		int extended = 0;
@@ -338,7 +361,7 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	private CompletableFuture<Void> unlock(int index, LockAttempt attempt, long ownerId) {
 		CompletableFuture<Void> reply = call(
-				() -> this.nodes.get(index).lock(attempt.key()).unlockAsync(ownerId).toCompletableFuture());
+				() -> this.nodes.get(index).client.getLock(keys(attempt).lock()).unlockAsync(ownerId).toCompletableFuture());
 		// not held there (never granted, expired): nothing to release
 		return reply.exceptionally((ex) -> null);
 	}
@@ -387,17 +410,16 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		}
 	}
 
+	private static RedissonLockKeys keys(LockAttempt attempt) {
+		return RedissonLockKeys.of(attempt.key(), LockType.MUTEX);
+	}
+
 	static long drift(long leaseMillis) {
 		return leaseMillis / 100 + 2;
 	}
 
 	private static long millis(Duration duration) {
-		try {
-			return Math.max(1, duration.toMillis());
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 4;
-		}
+		return RedissonLockScripts.millis(duration);
 	}
 
 	@FunctionalInterface
@@ -419,12 +441,8 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 			this.clientId = client.getId();
 		}
 
-		RedissonFencedLock lock(String key) {
-			return (RedissonFencedLock) this.client.getFencedLock(key);
-		}
-
 		String field(long ownerId) {
-			return this.clientId + ":" + ownerId;
+			return RedissonLockKeys.holder(this.clientId, ownerId, LockType.MUTEX);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.distlock.autoconfigure;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.UUID;
 
 import dev.distlock.core.LockConfigurationException;
@@ -45,6 +46,26 @@ class RedissonLockAutoConfigurationTests {
 				assertThat(template.defaultProvider()).isSameAs(context.getBean(RedissonLockProvider.class));
 				assertThat(template.execute("order-1", () -> "locked")).isEqualTo("locked");
 			});
+	}
+
+	@Test
+	void runWithFenceRetentionShouldApplyItToBothProviders() {
+		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
+			.withPropertyValues("distlock.provider=redisson", "distlock.redisson.fence-retention=10m",
+					"distlock.redisson.nodes=" + redisAddress(), "distlock.redisson-quorum.enabled=true")
+			.run((context) -> {
+				assertThat(context.getBean(RedissonLockProvider.class).getFenceRetention())
+					.isEqualTo(Duration.ofMinutes(10));
+				assertThat(context.getBean(RedissonQuorumLockProvider.class).getFenceRetention())
+					.isEqualTo(Duration.ofMinutes(10));
+			});
+	}
+
+	@Test
+	void runWithoutFenceRetentionShouldKeepCountersAnHour() {
+		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
+			.run((context) -> assertThat(context.getBean(RedissonLockProvider.class).getFenceRetention())
+				.isEqualTo(Duration.ofHours(1)));
 	}
 
 	@Test

@@ -75,13 +75,7 @@ final class RedissonClients {
 	}
 
 	static List<String> keysOf(String fullKey, LockType type) {
-		String name = RedissonLockProvider.redisName(fullKey, type);
-		return switch (type) {
-			case MUTEX, READ, WRITE -> List.of(name);
-			case FAIR -> List.of(name, org.redisson.RedissonObject.prefixName("redisson_lock_queue", name),
-					org.redisson.RedissonObject.prefixName("redisson_lock_timeout", name));
-			case SEMAPHORE -> List.of(name, org.redisson.RedissonObject.suffixName(name, "timeout"));
-		};
+		return RedissonLockKeys.of(fullKey, type).lockState();
 	}
 
 }

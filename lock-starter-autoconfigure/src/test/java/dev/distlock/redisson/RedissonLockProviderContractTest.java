@@ -44,7 +44,7 @@ class RedissonLockProviderContractTest extends AbstractLockProviderContractTest 
 	protected void breakLock(String fullKey, LockType type) {
 		admin.getKeys().delete(RedissonClients.keysOf(fullKey, type).toArray(String[]::new));
 		if (type == LockType.READ || type == LockType.WRITE) {
-			String name = RedissonLockProvider.redisName(fullKey, type);
+			String name = RedissonLockKeys.of(fullKey, type).lock();
 			admin.getKeys().deleteByPattern(RedissonObject.suffixName(name, "*:rwlock_timeout:*"));
 		}
 	}

@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.RedissonObject;
 import org.redisson.api.RedissonClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * What the Redisson backend promises beyond the shared contract: ownership by a synthetic owner id (release from
  * another thread, no confusion with Redisson's thread-owned locks), leases that Redisson's own watchdog leaves alone,
- * owner-checked renewal, abandoned fair waiters leaving the queue, tokens from {@code RFencedLock}, and the semaphore
+ * owner-checked renewal, abandoned fair waiters leaving the queue, tokens from the key's counter, and the semaphore
  * capacity rule.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -87,6 +86,10 @@ class RedissonLockProviderTest {
 				"test:" + UUID.randomUUID());
 	}
 
+	private static String mutexName(LockAttempt attempt) {
+		return RedissonLockKeys.of(attempt.key(), LockType.MUTEX).lock();
+	}
+
 	private static LockRequest request(String key, LockType type, Duration wait) {
 		return LockRequest.builder(key).type(type).waitTime(wait).build();
 	}
@@ -123,12 +126,12 @@ class RedissonLockProviderTest {
 		RedissonLockProvider provider = provider();
 		LockAttempt attempt = attempt("raw-cross", LockType.MUTEX, Duration.ofSeconds(30));
 		RedissonHeldLock held = this.acquirer.submit(() -> provider.acquire(attempt, LockWaiter.tryOnce())).get(10, TimeUnit.SECONDS);
-		assertThat(this.admin.getKeys().countExists(attempt.key())).isEqualTo(1);
+		assertThat(this.admin.getKeys().countExists(mutexName(attempt))).isEqualTo(1);
 		this.releaser.submit(() -> {
 			provider.release(held);
 			return null;
 		}).get(10, TimeUnit.SECONDS);
-		assertThat(this.admin.getKeys().countExists(attempt.key())).as("deleted by the other thread's release")
+		assertThat(this.admin.getKeys().countExists(mutexName(attempt))).as("deleted by the other thread's release")
 			.isZero();
 	}
 
@@ -138,19 +141,23 @@ class RedissonLockProviderTest {
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockAttempt attempt = attempt("owner", LockType.MUTEX, Duration.ofSeconds(30));
 		RedissonHeldLock held = provider.acquire(attempt, LockWaiter.tryOnce());
-		Collection<Object> fields = this.admin.getMap(attempt.key(), org.redisson.client.codec.StringCodec.INSTANCE)
+		Collection<Object> fields = this.admin
+			.getMap(mutexName(attempt), org.redisson.client.codec.StringCodec.INSTANCE)
 			.keySet();
 		assertThat(fields).singleElement()
 			.asString()
 			.startsWith(client.getId() + ":-")
 			.doesNotEndWith(":" + Thread.currentThread().getId());
-		assertThat(client.getLock(attempt.key()).tryLock())
+		assertThat(client.getLock(mutexName(attempt)).tryLock())
 			.as("the same client's RLock on the same thread is not taken for a re-entry").isFalse();
-		assertThat(this.admin.getFencedLock(attempt.key()).getToken())
-			.as("MUTEX tokens are RFencedLock's").isEqualTo(held.fencingToken());
+		String counter = RedissonLockKeys.of(attempt.key(), LockType.MUTEX).fence();
+		assertThat(this.admin.getBucket(counter, org.redisson.client.codec.StringCodec.INSTANCE).get())
+			.as("the token is the key's counter").isEqualTo(String.valueOf(held.fencingToken()));
+		assertThat(held.fencingToken()).as("never below the server clock in microseconds")
+			.isGreaterThan(TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis() - 60_000));
 		provider.release(held);
-		assertThat(client.getLock(attempt.key()).tryLock()).isTrue();
-		client.getLock(attempt.key()).unlock();
+		assertThat(client.getLock(mutexName(attempt)).tryLock()).isTrue();
+		client.getLock(mutexName(attempt)).unlock();
 	}
 
 	@ParameterizedTest
@@ -193,8 +200,9 @@ class RedissonLockProviderTest {
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockAttempt attempt = attempt("reader", LockType.READ, Duration.ofMillis(500));
 		RedissonHeldLock held = provider.acquire(attempt, LockWaiter.tryOnce());
-		String name = RedissonLockProvider.redisName(attempt.key(), LockType.READ);
-		String holdKey = RedissonObject.suffixName(name, client.getId() + ":" + held.ownerId()) + ":rwlock_timeout:1";
+		RedissonLockKeys keys = RedissonLockKeys.of(attempt.key(), LockType.READ);
+		String name = keys.lock();
+		String holdKey = keys.readHolds(client.getId() + ":" + held.ownerId()) + ":1";
 		assertThat(this.admin.getKeys().countExists(holdKey)).as("Redisson's per-hold key " + holdKey).isEqualTo(1);
 		assertThat(provider.renew(held, Duration.ofSeconds(10))).isTrue();
 		assertThat(this.admin.getKeys().remainTimeToLive(holdKey)).isGreaterThan(5000);
@@ -208,8 +216,7 @@ class RedissonLockProviderTest {
 		LockTemplate holder = process();
 		LockTemplate waiting = process();
 		String key = "fairqueue";
-		String queue = RedissonObject.prefixName("redisson_lock_queue",
-				RedissonLockProvider.redisName(this.prefix + key, LockType.FAIR));
+		String queue = RedissonLockKeys.of(this.prefix + key, LockType.FAIR).fairQueue();
 		Lease held = holder.acquire(request(key, LockType.FAIR, Duration.ZERO));
 		AtomicReference<Throwable> outcome = new AtomicReference<>();
 		Thread waiter = new Thread(() -> {

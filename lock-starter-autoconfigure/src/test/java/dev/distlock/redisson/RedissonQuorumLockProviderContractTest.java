@@ -47,7 +47,7 @@ class RedissonQuorumLockProviderContractTest extends AbstractLockProviderContrac
 	@Override
 	protected void breakLock(String fullKey, LockType type) {
 		for (RedissonClient admin : admins) {
-			admin.getKeys().delete(fullKey);
+			admin.getKeys().delete(RedissonLockKeys.of(fullKey, LockType.MUTEX).lock());
 		}
 	}
 

@@ -97,6 +97,36 @@ class RedissonQuorumLockProviderFaultTest {
 		held.release();
 	}
 
+	@Test
+	void tokensKeepRisingWhenEveryNodeLostItsCounterAndCountersExpire() throws Exception {
+		RedisProcesses servers = RedisProcesses.start(3);
+		this.resources.add(servers);
+		LockTemplate process = process(servers);
+		LockRequest request = LockRequest.builder("counters").waitTime(Duration.ZERO).build();
+		long before;
+		try (Lease lease = process.acquire(request)) {
+			before = lease.fencingToken();
+		}
+		String counter = RedissonLockKeys.of(this.prefix + "counters", dev.distlock.core.LockType.MUTEX).fence();
+		for (int i = 0; i < servers.size(); i++) {
+			org.redisson.api.RedissonClient admin = RedissonClients.create(servers.address(i));
+			try {
+				long pttl = admin.getKeys().remainTimeToLive(counter);
+				assertThat(pttl).as("counter on node %d expires within the retention", i)
+					.isPositive()
+					.isLessThanOrEqualTo(RedissonQuorumLockProvider.DEFAULT_FENCE_RETENTION.toMillis());
+				// as a restart without persistence would
+				admin.getKeys().delete(counter);
+			}
+			finally {
+				RedissonClients.shutdown(admin);
+			}
+		}
+		try (Lease lease = process.acquire(request)) {
+			assertThat(lease.fencingToken()).as("token once every node lost its counter").isGreaterThan(before);
+		}
+	}
+
 	private static Duration watchdogLease() {
 		return Duration.ofMillis(1500);
 	}

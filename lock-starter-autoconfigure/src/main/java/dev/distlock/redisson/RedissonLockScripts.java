@@ -1,0 +1,98 @@
+package dev.distlock.redisson;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The Lua scripts both Redisson providers run on Redisson's layouts (names from {@link RedissonLockKeys}), each loaded
+ * once, and the conventions of their arguments: durations in milliseconds, and how long a fencing counter lives.
+ */
+final class RedissonLockScripts {
+
+	/** MUTEX acquire with its fencing token, on Redisson's lock layout. */
+	static final LuaScript ACQUIRE_MUTEX = LuaScript.load("acquire-mutex.lua");
+
+	/** Restarts a hash lock's lease if the owner holds it, optionally taking the token. */
+	static final LuaScript EXTEND_HASH = LuaScript.load("extend-hash.lua");
+
+	/** Restarts a reader's lease if it holds the lock, optionally taking the token. */
+	static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua");
+
+	/** Restarts a permit's lease if it is held, keeps the semaphore alive, optionally takes the token. */
+	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua");
+
+	/** Creates a semaphore with its capacity and an expiry. */
+	static final LuaScript SIZE_SEMAPHORE = LuaScript.load("size-semaphore.lua");
+
+	/** Takes an abandoned waiter out of a fair lock's queue. */
+	static final LuaScript LEAVE_FAIR_QUEUE = LuaScript.load("leave-fair-queue.lua");
+
+	/** Quorum lock: lifts a node's counter to the quorum's token while the owner holds the node's lock. */
+	static final LuaScript RAISE_FENCE = LuaScript.load("raise-fence.lua");
+
+	/** Default fence retention of both providers. */
+	static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
+
+	private RedissonLockScripts() {
+	}
+
+	/**
+	 * One MUTEX try with {@link #ACQUIRE_MUTEX}.
+	 * @param client the client of the server
+	 * @param keys the lock's names
+	 * @param holder the holder's field
+	 * @param leaseMillis the lease
+	 * @param retentionMillis the fence retention
+	 * @return the token if granted, {@code null} if busy
+	 */
+	static CompletableFuture<@Nullable Long> acquireMutex(RedissonClient client, RedissonLockKeys keys, String holder,
+			long leaseMillis, long retentionMillis) {
+		return ACQUIRE_MUTEX
+			.evalLong(client, List.of(keys.lock(), keys.fence()), holder, String.valueOf(leaseMillis),
+					retention(retentionMillis, leaseMillis))
+			.thenApply((token) -> (token != null && token > 0) ? token : null);
+	}
+
+	/**
+	 * How long a counter (or a semaphore) lives after a grant: the fence retention, or the lease if that is longer,
+	 * so that it never goes while the lock it numbers is held.
+	 * @param retentionMillis the fence retention
+	 * @param leaseMillis the lease
+	 * @return the script argument
+	 */
+	static String retention(long retentionMillis, long leaseMillis) {
+		return String.valueOf(Math.max(retentionMillis, leaseMillis));
+	}
+
+	/**
+	 * Checks a fence retention a user configured.
+	 * @param fenceRetention the retention
+	 * @return it in milliseconds
+	 * @throws IllegalArgumentException if it is shorter than 1 ms
+	 */
+	static long retentionMillis(Duration fenceRetention) {
+		if (fenceRetention.isNegative() || fenceRetention.toMillis() < 1) {
+			throw new IllegalArgumentException("Fence retention must be at least 1 ms, not " + fenceRetention);
+		}
+		return fenceRetention.toMillis();
+	}
+
+	/**
+	 * A duration as a script argument: milliseconds, at least 1, and far-future for one too long to count in them.
+	 * @param duration the duration
+	 * @return the milliseconds
+	 */
+	static long millis(Duration duration) {
+		try {
+			return Math.max(1, duration.toMillis());
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE / 4;
+		}
+	}
+
+}
