@@ -3,6 +3,7 @@ package dev.distlock.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -212,7 +213,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 					children = this.client.getChildren().forPath(lockPath);
 					confirmed(checkSent);
 				}
-				LockQueue.Position position = (token != 0) ? LockQueue.position(children,
+				LockQueue.Position position = (token != 0) ? LockQueue.position(queueOf(lockPath, children),
 						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
 				if (position == null) {
 					// our node is gone (session expired, or deleted by an operator): queue again at the back
@@ -254,8 +255,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
 					long sent = System.nanoTime();
 					List<String> again = this.client.getChildren().forPath(lockPath);
 					confirmed(sent);
-					if (!position.equals(LockQueue.position(again, ZKPaths.getNodeFromPath(own), attempt.type(),
-							attempt.permits()))) {
+					if (!position.equals(LockQueue.position(queueOf(lockPath, again), ZKPaths.getNodeFromPath(own),
+							attempt.type(), attempt.permits()))) {
 						checkSent = sent;
 						children = again;
 						continue;
@@ -274,6 +275,25 @@ public final class ZooKeeperLockProvider implements LockProvider {
 				delete(own);
 			}
 		}
+	}
+
+	/**
+	 * A snapshot of a lock's children in creation order: by sequence number, or, once the lock node's sequence
+	 * counter ran out, by the creation zxids read from the server (see {@link LockQueue}).
+	 */
+	private List<LockQueue.Node> queueOf(String lockPath, List<String> children) throws Exception {
+		List<LockQueue.Node> nodes = LockQueue.sorted(children);
+		if (!LockQueue.sequenceExhausted(nodes)) {
+			return nodes;
+		}
+		Map<String, Long> czxids = new HashMap<>();
+		for (LockQueue.Node node : nodes) {
+			Stat stat = this.client.checkExists().forPath(lockPath + "/" + node.name());
+			if (stat != null) {
+				czxids.put(node.name(), stat.getCzxid());
+			}
+		}
+		return LockQueue.inCreationOrder(nodes, czxids);
 	}
 
 	/**

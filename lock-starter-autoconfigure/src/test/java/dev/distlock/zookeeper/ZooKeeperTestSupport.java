@@ -1,5 +1,9 @@
 package dev.distlock.zookeeper;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +14,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.server.DataTree;
+import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.ZooKeeperServer;
+
+import org.springframework.util.FileSystemUtils;
 
 /**
  * Clients and tree inspection for the ZooKeeper tests.
@@ -96,6 +105,42 @@ public final class ZooKeeperTestSupport {
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
 		}
+	}
+
+	/**
+	 * A standalone ZooKeeper server in this JVM whose data tree a test can reach, to set up states that no client
+	 * request can reach in reasonable time (a lock node's child version near 2^31). It runs no container reaper.
+	 */
+	static final class TreeServer implements AutoCloseable {
+
+		private final Path directory;
+
+		private final ZooKeeperServer server;
+
+		private final ServerCnxnFactory connections;
+
+		TreeServer() throws IOException, InterruptedException {
+			this.directory = Files.createTempDirectory("distlock-zk-");
+			this.server = new ZooKeeperServer(this.directory.toFile(), this.directory.toFile(), 2000);
+			this.connections = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 100);
+			this.connections.startup(this.server);
+		}
+
+		String connectString() {
+			return "127.0.0.1:" + this.connections.getLocalPort();
+		}
+
+		DataTree tree() {
+			return this.server.getZKDatabase().getDataTree();
+		}
+
+		@Override
+		public void close() throws IOException {
+			this.connections.shutdown();
+			this.server.shutdown();
+			FileSystemUtils.deleteRecursively(this.directory);
+		}
+
 	}
 
 }
