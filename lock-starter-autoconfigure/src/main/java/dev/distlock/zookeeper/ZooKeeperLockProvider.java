@@ -3,7 +3,6 @@ package dev.distlock.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,14 +24,10 @@ import dev.distlock.core.LockWaiter;
 import dev.distlock.core.WakeUpSignal;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -65,6 +60,10 @@ import org.jspecify.annotations.Nullable;
  * within that. LOST (session expired) reports them lost at once. Either way the nodes are deleted with Curator's
  * guaranteed delete, which retries after reconnecting, as are nodes released while disconnected; nodes are created
  * with Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
+ * <p>
+ * <b>Bounds</b>: every call of an acquisition ends one connection timeout after its wait at the latest, Curator's
+ * waits for a connection and its retries included (see {@link ZooKeeperCalls}); a renewal or a release waits at most
+ * one connection timeout.
  *
  * @since 0.1.0
  */
@@ -86,6 +85,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	private static final AtomicInteger instances = new AtomicInteger();
 
 	private final CuratorFramework client;
+
+	private final ZooKeeperCalls calls;
 
 	private final LockNodePaths paths;
 
@@ -126,6 +127,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 
 	ZooKeeperLockProvider(CuratorFramework client, String basePath, Duration recheck) {
 		this.client = client;
+		this.calls = new ZooKeeperCalls(client);
 		this.recheckNanos = recheck.toNanos();
 		this.paths = new LockNodePaths(basePath);
 		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
@@ -177,7 +179,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	}
 
 	private @Nullable HeldLock queue(LockAttempt attempt, @Nullable LockWaiter waiter) throws Exception {
-		awaitConnection();
+		// every call below ends by one connection timeout after the wait at the latest, retries included
+		long until = this.calls.deadline((waiter != null) ? waiter.deadlineNanos() : System.nanoTime());
+		this.calls.awaitConnection(until);
 		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
 		byte[] data = data(attempt, attempt.lease());
 		WakeUpSignal wakeup = new WakeUpSignal();
@@ -190,19 +194,16 @@ public final class ZooKeeperLockProvider implements LockProvider {
 			long checkSent = 0;
 			while (true) {
 				if (own == null) {
-					Stat stat = new Stat();
 					long createSent = System.nanoTime();
-					own = this.client.create()
-						.storingStatIn(stat)
-						.creatingParentContainersIfNeeded()
-						.withProtection()
-						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-						.forPath(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data);
+					ZooKeeperCalls.Created created = this.calls.createSequential(
+							lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data,
+							until);
 					confirmed(createSent);
-					token = stat.getCzxid();
+					own = created.path();
+					token = created.czxid();
 					if (token == 0) {
 						// found again by its protection id after a lost reply: the stat was not filled in
-						Stat found = this.client.checkExists().forPath(own);
+						Stat found = this.calls.exists(own, null, until);
 						token = (found != null) ? found.getCzxid() : 0;
 					}
 					children = null;
@@ -210,18 +211,20 @@ public final class ZooKeeperLockProvider implements LockProvider {
 				if (children == null) {
 					attempt.markSent();
 					checkSent = System.nanoTime();
-					children = this.client.getChildren().forPath(lockPath);
+					children = this.calls.children(lockPath, until);
 					confirmed(checkSent);
 				}
-				LockQueue.Position position = (token != 0) ? LockQueue.position(queueOf(lockPath, children),
-						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
+				LockQueue.Position position = (token != 0)
+						? LockQueue.position(queueOf(lockPath, children, until), ZKPaths.getNodeFromPath(own),
+								attempt.type(), attempt.permits())
+						: null;
 				if (position == null) {
 					// our node is gone (session expired, or deleted by an operator): queue again at the back
 					own = null;
 					continue;
 				}
 				if (position.granted()) {
-					if (position.announce() && !touch(own, data)) {
+					if (position.announce() && !this.calls.setData(own, data, until)) {
 						own = null;
 						continue;
 					}
@@ -240,7 +243,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 					String target = lockPath + "/" + name;
 					this.watcher.add(target, wakeup);
 					watched.add(target);
-					if (this.client.checkExists().usingWatcher(this.watcher).forPath(target) == null) {
+					if (this.calls.exists(target, this.watcher, until) == null) {
 						gone = true;
 						break;
 					}
@@ -253,10 +256,10 @@ public final class ZooKeeperLockProvider implements LockProvider {
 					// the watched node's grant, not only its deletion, moves us: re-read in case it came first
 					attempt.markSent();
 					long sent = System.nanoTime();
-					List<String> again = this.client.getChildren().forPath(lockPath);
+					List<String> again = this.calls.children(lockPath, until);
 					confirmed(sent);
-					if (!position.equals(LockQueue.position(queueOf(lockPath, again), ZKPaths.getNodeFromPath(own),
-							attempt.type(), attempt.permits()))) {
+					if (!position.equals(LockQueue.position(queueOf(lockPath, again, until),
+							ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()))) {
 						checkSent = sent;
 						children = again;
 						continue;
@@ -272,7 +275,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		finally {
 			unwatch(watched, wakeup);
 			if (!granted && own != null) {
-				delete(own);
+				delete(own, until);
 			}
 		}
 	}
@@ -281,19 +284,14 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	 * A snapshot of a lock's children in creation order: by sequence number, or, once the lock node's sequence
 	 * counter ran out, by the creation zxids read from the server (see {@link LockQueue}).
 	 */
-	private List<LockQueue.Node> queueOf(String lockPath, List<String> children) throws Exception {
+	private List<LockQueue.Node> queueOf(String lockPath, List<String> children, long until) throws Exception {
 		List<LockQueue.Node> nodes = LockQueue.sorted(children);
 		if (!LockQueue.sequenceExhausted(nodes)) {
 			return nodes;
 		}
-		Map<String, Long> czxids = new HashMap<>();
-		for (LockQueue.Node node : nodes) {
-			Stat stat = this.client.checkExists().forPath(lockPath + "/" + node.name());
-			if (stat != null) {
-				czxids.put(node.name(), stat.getCzxid());
-			}
-		}
-		return LockQueue.inCreationOrder(nodes, czxids);
+		List<String> names = nodes.stream().map(LockQueue.Node::name).toList();
+		return LockQueue.inCreationOrder(nodes,
+				this.calls.creationZxids(lockPath, names, until));
 	}
 
 	/**
@@ -307,35 +305,11 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		}
 	}
 
-	private boolean touch(String path, byte[] data) throws Exception {
-		try {
-			this.client.setData().forPath(path, data);
-			return true;
-		}
-		catch (KeeperException.NoNodeException ex) {
-			return false;
-		}
-	}
-
 	private void unwatch(Set<String> watched, WakeUpSignal wakeup) {
 		for (String path : watched) {
 			this.watcher.remove(path, wakeup);
 		}
 		watched.clear();
-	}
-
-	private void awaitConnection() throws Exception {
-		if (this.client.getState() != CuratorFrameworkState.STARTED) {
-			throw new IllegalStateException("The CuratorFramework of the zookeeper lock provider is "
-					+ this.client.getState() + "; it must be started");
-		}
-		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
-		if (!zookeeper.isConnected()) {
-			int timeout = zookeeper.getConnectionTimeoutMs();
-			if (!this.client.blockUntilConnected(timeout, TimeUnit.MILLISECONDS)) {
-				throw new KeeperException.ConnectionLossException();
-			}
-		}
 	}
 
 	@Override
@@ -345,16 +319,13 @@ public final class ZooKeeperLockProvider implements LockProvider {
 			return false;
 		}
 		long sent = System.nanoTime();
-		try {
-			this.client.setData().forPath(zkLock.path(), data(zkLock.attempt(), lease));
-			confirmed(sent);
-		}
-		catch (KeeperException.NoNodeException ex) {
+		if (!this.calls.setData(zkLock.path(), data(zkLock.attempt(), lease), this.calls.deadline())) {
 			if (zkLock.finish()) {
 				this.held.remove(zkLock.path(), zkLock);
 			}
 			return false;
 		}
+		confirmed(sent);
 		return zkLock.renewed(sent, lease);
 	}
 
@@ -363,7 +334,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		ZooKeeperHeldLock zkLock = (ZooKeeperHeldLock) lock;
 		zkLock.finish();
 		this.held.remove(zkLock.path(), zkLock);
-		delete(zkLock.path());
+		delete(zkLock.path(), this.calls.deadline());
 	}
 
 	/**
@@ -378,41 +349,25 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	/**
 	 * Deletes a node of ours. While connected the delete is one direct call, so the lock is free when a release
 	 * returns; it bypasses Curator's retry loop, which would block a release for as long as the connection stays down.
-	 * If that call fails, or the client is disconnected or the thread interrupted, Curator's guaranteed delete takes
-	 * over: it keeps retrying in the background, also after a reconnect, until the node is gone, so a release while
-	 * disconnected returns at once and still never leaves a node that blocks the queue.
+	 * If that call fails or gets no reply by the deadline, or the client is disconnected or the thread interrupted,
+	 * Curator's guaranteed delete takes over: it keeps retrying in the background, also after a reconnect, until the
+	 * node is gone, so a release while disconnected returns at once and still never leaves a node that blocks the
+	 * queue.
 	 */
-	private void delete(String path) {
-		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
-		if (zookeeper.isConnected() && !Thread.currentThread().isInterrupted()) {
+	private void delete(String path, long until) {
+		if (this.client.getZookeeperClient().isConnected() && !Thread.currentThread().isInterrupted()) {
+			long sent = System.nanoTime();
 			try {
-				long sent = System.nanoTime();
-				zookeeper.getZooKeeper().delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1);
-				confirmed(sent);
-				return;
-			}
-			catch (KeeperException.NoNodeException ex) {
-				return;
+				if (this.calls.deleteOnce(path, until)) {
+					confirmed(sent);
+					return;
+				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			catch (Exception ex) {
-				if (logger.isDebugEnabled()) {
-					logger.debug("Deleting lock node " + path + " failed; retrying in the background", ex);
-				}
-			}
 		}
-		deleteInBackground(path);
-	}
-
-	private void deleteInBackground(String path) {
-		try {
-			this.client.delete().quietly().guaranteed().inBackground().forPath(path);
-		}
-		catch (Exception ex) {
-			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
-		}
+		this.calls.deleteInBackground(path);
 	}
 
 	private void startSweeping() {
@@ -439,7 +394,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 				// the holder learns first; only then may another client get the lock
 				lock.attempt()
 					.reportLost("its lease of " + lock.lease() + " ran out before it was renewed or released");
-				deleteInBackground(lock.path());
+				this.calls.deleteInBackground(lock.path());
 			}
 		}
 	}
@@ -449,7 +404,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 			if (lock.finish()) {
 				this.held.remove(lock.path(), lock);
 				lock.attempt().reportLost(reason);
-				deleteInBackground(lock.path());
+				this.calls.deleteInBackground(lock.path());
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -59,11 +60,16 @@ public final class ZooKeeperTestSupport {
 	}
 
 	static CuratorFramework client(String connectString, int sessionTimeoutMs) throws InterruptedException {
+		return client(connectString, sessionTimeoutMs, 5_000, new ExponentialBackoffRetry(100, 3));
+	}
+
+	static CuratorFramework client(String connectString, int sessionTimeoutMs, int connectionTimeoutMs,
+			RetryPolicy retryPolicy) throws InterruptedException {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
 			.sessionTimeoutMs(sessionTimeoutMs)
-			.connectionTimeoutMs(5_000)
-			.retryPolicy(new ExponentialBackoffRetry(100, 3))
+			.connectionTimeoutMs(connectionTimeoutMs)
+			.retryPolicy(retryPolicy)
 			.build();
 		client.start();
 		if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
