@@ -12,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Acquisition;
@@ -48,9 +47,10 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock frees at session expiry.
  * ZooKeeper has no expiring node a client could renew, so the lease is enforced by the holder: when a lease passes
- * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's sweep
- * reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The holder therefore always learns
- * of the end of its lease before anyone else can take the lock, and no client ever deletes another's node. Renewal is
+ * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's
+ * {@link FixedLeaseSweep} reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The
+ * holder therefore always learns of the end of its lease before anyone else can take the lock, and no client ever
+ * deletes another's node. Renewal is
  * a {@code setData} of the node (a write, ordered through the leader), which fails if the node is gone; the node's
  * data is the owner token, the lease and the full key, for operators.
  * <p>
@@ -75,9 +75,6 @@ public final class ZooKeeperLockProvider implements LockProvider {
 	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
-	/** Interval of the sweep that acts on expired leases. */
-	static final long SWEEP_MILLIS = 50;
-
 	private static final Log logger = LogFactory.getLog(ZooKeeperLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -100,7 +97,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 
 	private final ConnectionStateListener stateListener = (client, state) -> stateChanged(state);
 
-	private final AtomicBoolean sweeping = new AtomicBoolean();
+	private final FixedLeaseSweep sweep;
 
 	/** Send time of the last request the servers answered; far in the past until there is one. */
 	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
@@ -137,6 +134,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.sweep = new FixedLeaseSweep(this.held.values(), this.scheduler, (lock) -> lose(lock,
+				"its lease of " + lock.lease() + " ran out before it was renewed or released"));
 		client.getConnectionStateListenable().addListener(this.stateListener);
 	}
 
@@ -230,7 +229,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 					}
 					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token, checkSent);
 					this.held.put(own, lock);
-					startSweeping();
+					this.sweep.start();
 					granted = true;
 					return lock;
 				}
@@ -370,43 +369,22 @@ public final class ZooKeeperLockProvider implements LockProvider {
 		this.calls.deleteInBackground(path);
 	}
 
-	private void startSweeping() {
-		if (!this.sweeping.get() && this.sweeping.compareAndSet(false, true)) {
-			try {
-				this.scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
-			}
-			catch (RejectedExecutionException ex) {
-				// closed: held nodes now live as long as the session
+	private void loseAll(String reason) {
+		for (ZooKeeperHeldLock lock : this.held.values()) {
+			if (lock.finish()) {
+				lose(lock, reason);
 			}
 		}
 	}
 
 	/**
-	 * Ends the holds whose lease ran out. One periodic sweep rather than a timer per lock keeps acquire and release
-	 * free of scheduling; it acts on an expired lease at most {@value #SWEEP_MILLIS} ms late, which only delays the
-	 * next holder (the holder's own lease object expires on time).
+	 * Ends a hold that is already marked finished: the holder learns first; only then may another client get the
+	 * lock.
 	 */
-	private void sweep() {
-		long now = System.nanoTime();
-		for (ZooKeeperHeldLock lock : this.held.values()) {
-			if (lock.expireIfDue(now)) {
-				this.held.remove(lock.path(), lock);
-				// the holder learns first; only then may another client get the lock
-				lock.attempt()
-					.reportLost("its lease of " + lock.lease() + " ran out before it was renewed or released");
-				this.calls.deleteInBackground(lock.path());
-			}
-		}
-	}
-
-	private void loseAll(String reason) {
-		for (ZooKeeperHeldLock lock : this.held.values()) {
-			if (lock.finish()) {
-				this.held.remove(lock.path(), lock);
-				lock.attempt().reportLost(reason);
-				this.calls.deleteInBackground(lock.path());
-			}
-		}
+	private void lose(ZooKeeperHeldLock lock, String reason) {
+		this.held.remove(lock.path(), lock);
+		lock.attempt().reportLost(reason);
+		this.calls.deleteInBackground(lock.path());
 	}
 
 	private void stateChanged(ConnectionState state) {
