@@ -160,11 +160,7 @@ class ZooKeeperLockProviderTests {
 	}
 
 	private void awaitNodes(int count) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		while (lockNodes().size() != count) {
-			assertThat(System.nanoTime() - deadline).as("waiting for %d queue nodes", count).isNegative();
-			Thread.sleep(10);
-		}
+		ZooKeeperTestSupport.awaitLockNodes(admin, this.basePath, count);
 	}
 
 	@Test

@@ -120,17 +120,12 @@ class ZooKeeperSequenceWrapTests {
 		assertThat(nodes()).isEmpty();
 	}
 
-	private List<String> nodes() throws Exception {
-		CuratorFramework admin = this.clients.get(0);
-		return ZooKeeperTestSupport.lockNodes(admin, this.basePath, "");
+	private List<String> nodes() {
+		return ZooKeeperTestSupport.lockNodes(this.clients.get(0), this.basePath, "");
 	}
 
-	private void awaitNodes(int count) throws Exception {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		while (nodes().size() != count) {
-			assertThat(System.nanoTime() - deadline).as("waiting for %d queue nodes", count).isNegative();
-			Thread.sleep(10);
-		}
+	private void awaitNodes(int count) throws InterruptedException {
+		ZooKeeperTestSupport.awaitLockNodes(this.clients.get(0), this.basePath, count);
 	}
 
 	@Test

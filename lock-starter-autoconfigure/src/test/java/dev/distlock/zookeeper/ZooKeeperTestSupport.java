@@ -104,6 +104,21 @@ public final class ZooKeeperTestSupport {
 		return nodes;
 	}
 
+	/**
+	 * Waits up to 20 s until exactly {@code count} queue nodes are under the base path.
+	 */
+	static void awaitLockNodes(CuratorFramework client, String basePath, int count) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		List<String> nodes;
+		while ((nodes = lockNodes(client, basePath, "")).size() != count) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new AssertionError("Expected " + count + " queue nodes under " + basePath + " within 20 s, found "
+						+ nodes);
+			}
+			Thread.sleep(10);
+		}
+	}
+
 	private static List<String> children(CuratorFramework client, String path) throws Exception {
 		try {
 			return client.getChildren().forPath(path);
