@@ -33,7 +33,15 @@ final class ZooKeeperCalls {
 
 	private static final Log logger = LogFactory.getLog(ZooKeeperCalls.class);
 
+	private static final String EVENT_THREAD_CLASS = "org.apache.zookeeper.ClientCnxn$EventThread";
+
 	private final CuratorFramework client;
+
+	/**
+	 * The client's event thread, which delivers every reply: a call made on it would wait for its own reply. The
+	 * client starts a new one with each new session; the replies tell which it is.
+	 */
+	private volatile @Nullable Thread eventThread;
 
 	ZooKeeperCalls(CuratorFramework client) {
 		this.client = client;
@@ -72,6 +80,11 @@ final class ZooKeeperCalls {
 		if (this.client.getState() != CuratorFrameworkState.STARTED) {
 			throw new IllegalStateException("The CuratorFramework of the zookeeper lock provider is "
 					+ this.client.getState() + "; it must be started");
+		}
+		if (Thread.currentThread() == this.eventThread) {
+			throw new IllegalStateException("Cannot lock on the ZooKeeper client's event thread (in a watcher or "
+					+ "cache listener of the lock provider's client): replies arrive on that thread, so the call "
+					+ "would wait for itself; hand the work to another thread");
 		}
 		if (!this.client.getZookeeperClient().isConnected()) {
 			long millis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime()));
@@ -227,8 +240,15 @@ final class ZooKeeperCalls {
 		}
 	}
 
-	private static BackgroundCallback callback(CompletableFuture<CuratorEvent> reply) {
-		return (client, event) -> reply.complete(event);
+	private BackgroundCallback callback(CompletableFuture<CuratorEvent> reply) {
+		return (client, event) -> {
+			Thread current = Thread.currentThread();
+			// a reply found by Curator itself (a protected create after a lost reply) may come on its own thread
+			if (this.eventThread != current && current.getClass().getName().equals(EVENT_THREAD_CLASS)) {
+				this.eventThread = current;
+			}
+			reply.complete(event);
+		};
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,6 +23,7 @@ import dev.distlock.core.LockType;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -234,6 +236,28 @@ class ZooKeeperLockProviderTests {
 			.isThrownBy(() -> template.acquire(LockRequest.builder(key).waitTime(wait).build()))
 			.satisfies((ex) -> assertThat(ex.isTimeout()).as("a backend error, not a wait that ran out").isFalse());
 		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+	}
+
+	@Test
+	void lockingOnTheClientsEventThreadFailsAtOnceInsteadOfWaitingForItself() throws Exception {
+		LockTemplate a = process();
+		CuratorFramework client = this.clients.get(0);
+		// a reply has come, so the provider knows which thread delivers them
+		a.acquire(tryOnce("event", LockType.MUTEX)).release();
+		CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+		Watcher lockingWatcher = (event) -> {
+			try {
+				a.acquire(LockRequest.builder("event").waitTime(Duration.ofSeconds(30)).build()).release();
+				outcome.complete(null);
+			}
+			catch (Throwable ex) {
+				outcome.complete(ex);
+			}
+		};
+		client.checkExists().usingWatcher(lockingWatcher).forPath(this.basePath + "/trigger");
+		admin.create().creatingParentsIfNeeded().forPath(this.basePath + "/trigger");
+		assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(LockAcquisitionException.class)
+			.hasMessageContaining("event thread");
 	}
 
 	@Test
