@@ -40,7 +40,8 @@ public class ZooKeeperLockProperties {
 	private Duration sessionTimeout = Duration.ofSeconds(30);
 
 	/**
-	 * How long to wait for a connection, also the longest an acquire waits for one beyond its own wait time.
+	 * How long a call waits for a connection; an acquire fails at the latest this long after its wait time ends,
+	 * retries included.
 	 */
 	private Duration connectionTimeout = Duration.ofSeconds(15);
 
@@ -91,7 +92,8 @@ public class ZooKeeperLockProperties {
 	}
 
 	/**
-	 * Retries of ZooKeeper operations after a connection loss (exponential backoff).
+	 * Retries of ZooKeeper operations after a connection loss (exponential backoff), never past an acquire's bound of
+	 * its wait time plus the connection timeout.
 	 */
 	public static class Retry {
 

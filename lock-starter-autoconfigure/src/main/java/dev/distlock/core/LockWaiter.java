@@ -26,8 +26,6 @@ public final class LockWaiter {
 
 	private final LockSettings settings;
 
-	private static final LockWaiter TRY_ONCE = new LockWaiter(0, true, LockSettings.defaults());
-
 	LockWaiter(long deadlineNanos, boolean tryOnce, LockSettings settings) {
 		this.tryOnce = tryOnce;
 		this.deadlineNanos = deadlineNanos;
@@ -39,7 +37,7 @@ public final class LockWaiter {
 	 * @return the waiter
 	 */
 	public static LockWaiter tryOnce() {
-		return TRY_ONCE;
+		return new LockWaiter(System.nanoTime(), true, LockSettings.defaults());
 	}
 
 	static long saturatedNanos(Duration duration) {

@@ -53,8 +53,12 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	/** Default of {@link #setWaiterTimeout(Duration)}. */
 	public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
 
-	/** Default of {@link #setFenceRetention(Duration)}. */
-	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
+	/**
+	 * Default of {@link #setFenceRetention(Duration)}: an hour, several times the largest step an NTP daemon makes to
+	 * a running clock (ntpd refuses offsets over 1000 s), at a cost of one counter (about 150 bytes) per key locked in
+	 * the last hour.
+	 */
+	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -105,8 +109,10 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	}
 
 	/**
-	 * Sets how long the fencing counter of a key is kept after its last grant; tokens keep increasing after it
-	 * expires unless the server clock stepped back further than this. Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * Sets how long the fencing counter of a key is kept after its last grant (at least the grant's lease). Tokens
+	 * are {@code max(counter + 1, server time in µs)}, so after the counter expires they keep increasing unless the
+	 * server clock stepped back further than this; every key locked within the retention costs one counter in memory.
+	 * Default {@link #DEFAULT_FENCE_RETENTION}.
 	 * @param fenceRetention the retention
 	 */
 	public void setFenceRetention(Duration fenceRetention) {

@@ -3,15 +3,21 @@ package dev.distlock.zookeeper;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The queue rules, applied to a snapshot of one lock's children: nodes are ordered by their sequence number (creation
- * order) and a node's place decides whether it holds the lock and which nodes it must watch to learn when that may
- * have changed. Only nodes that block the waiter are watched, one per waiter, so a release wakes one waiter, not the
- * herd.
+ * The queue rules, applied to a snapshot of one lock's children: nodes are ordered by creation and a node's place
+ * decides whether it holds the lock and which nodes it must watch to learn when that may have changed. Only nodes
+ * that block the waiter are watched, one per waiter, so a release wakes one waiter, not the herd.
+ * <p>
+ * Creation order is the sequence number's order while the lock node's sequence counter (its child version, a signed
+ * 32-bit number) has not run out. After 2<sup>31</sup> creations under one lock node it has: ZooKeeper 3.9 then gives
+ * every new node the suffix {@code 2147483647}, older servers wrapped to negative suffixes. A snapshot that shows
+ * either ({@link #sequenceExhausted}) is ordered by the nodes' creation zxids instead ({@link #inCreationOrder}),
+ * which the caller reads from the server; the lock node starts counting from 0 again once it is empty and reaped.
  * <ul>
  * <li>MUTEX, FAIR, WRITE: the first node holds; a waiter watches its predecessor.</li>
  * <li>READ: holds when no WRITE node precedes it; a waiter watches the nearest preceding WRITE node.</li>
@@ -49,14 +55,14 @@ final class LockQueue {
 
 	/**
 	 * The position of a node in a snapshot of its lock's children.
-	 * @param children the children's names
+	 * @param nodes the children in creation order ({@link #sorted}, or {@link #inCreationOrder} where the sequence
+	 * ran out)
 	 * @param own the node's name
 	 * @param type the node's lock type
 	 * @param permits the permits of a SEMAPHORE
 	 * @return the position, or {@code null} if the node is not among the children (it was deleted)
 	 */
-	static @Nullable Position position(List<String> children, String own, LockType type, int permits) {
-		List<Node> nodes = sorted(children);
+	static @Nullable Position position(List<Node> nodes, String own, LockType type, int permits) {
 		int index = -1;
 		for (int i = 0; i < nodes.size(); i++) {
 			if (nodes.get(i).name().equals(own)) {
@@ -121,6 +127,39 @@ final class LockQueue {
 		return nodes;
 	}
 
+	/**
+	 * Whether the sequence numbers of a snapshot may no longer follow creation order: some node carries the last
+	 * suffix a 32-bit counter gives ({@code 2147483647}, which ZooKeeper 3.9 repeats once the counter ran out) or a
+	 * negative one (older servers wrapped).
+	 * @param nodes the parsed children
+	 * @return whether to order by creation zxid instead
+	 */
+	static boolean sequenceExhausted(List<Node> nodes) {
+		for (Node node : nodes) {
+			if (node.sequence() < 0 || node.sequence() >= Integer.MAX_VALUE) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Orders nodes by the zxid of the transaction that created them, which increases strictly across the ensemble.
+	 * @param nodes the parsed children
+	 * @param creationZxids the czxid of each node by name; a node without one was deleted meanwhile and is left out
+	 * @return the nodes still present, in creation order
+	 */
+	static List<Node> inCreationOrder(List<Node> nodes, Map<String, Long> creationZxids) {
+		List<Node> present = new ArrayList<>(nodes.size());
+		for (Node node : nodes) {
+			if (creationZxids.containsKey(node.name())) {
+				present.add(node);
+			}
+		}
+		present.sort(Comparator.comparingLong((node) -> creationZxids.get(node.name())));
+		return present;
+	}
+
 	static @Nullable Node parse(String name) {
 		String bare = (name.startsWith("_c_") && name.length() > PROTECTED_PREFIX_LENGTH)
 				? name.substring(PROTECTED_PREFIX_LENGTH) : name;
@@ -129,7 +168,7 @@ final class LockQueue {
 			return null;
 		}
 		try {
-			// ZooKeeper appends %010d of a signed int, so the suffix may carry its own minus sign after overflow
+			// ZooKeeper appends %010d of a signed int, so an old server's suffix carries a minus sign after overflow
 			return new Node(name, bare.substring(0, dash), Long.parseLong(bare.substring(dash + 1)));
 		}
 		catch (NumberFormatException ex) {

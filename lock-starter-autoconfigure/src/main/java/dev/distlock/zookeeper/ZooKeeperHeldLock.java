@@ -8,7 +8,8 @@ import dev.distlock.core.LockAttempt;
 /**
  * A lock held through one ephemeral sequential node. The node's path is unique (sequence number plus Curator's
  * protection id) and never reused, so whoever knows the path owns the node and deleting it can never remove another
- * owner's node. The lease end is on this process's monotonic clock. State is guarded by this object's monitor.
+ * owner's node. The lease end is on this process's monotonic clock and serves only {@link FixedLeaseSweep}. State is
+ * guarded by this object's monitor.
  */
 final class ZooKeeperHeldLock implements HeldLock {
 

@@ -12,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Acquisition;
@@ -24,14 +23,10 @@ import dev.distlock.core.LockWaiter;
 import dev.distlock.core.WakeUpSignal;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -52,9 +47,10 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock frees at session expiry.
  * ZooKeeper has no expiring node a client could renew, so the lease is enforced by the holder: when a lease passes
- * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's sweep
- * reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The holder therefore always learns
- * of the end of its lease before anyone else can take the lock, and no client ever deletes another's node. Renewal is
+ * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's
+ * {@link FixedLeaseSweep} reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The
+ * holder therefore always learns of the end of its lease before anyone else can take the lock, and no client ever
+ * deletes another's node. Renewal is
  * a {@code setData} of the node (a write, ordered through the leader), which fails if the node is gone; the node's
  * data is the owner token, the lease and the full key, for operators.
  * <p>
@@ -64,6 +60,10 @@ import org.jspecify.annotations.Nullable;
  * within that. LOST (session expired) reports them lost at once. Either way the nodes are deleted with Curator's
  * guaranteed delete, which retries after reconnecting, as are nodes released while disconnected; nodes are created
  * with Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
+ * <p>
+ * <b>Bounds</b>: every call of an acquisition ends one connection timeout after its wait at the latest, Curator's
+ * waits for a connection and its retries included (see {@link ZooKeeperCalls}); a renewal or a release waits at most
+ * one connection timeout.
  *
  * @since 0.1.0
  */
@@ -75,9 +75,6 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
-	/** Interval of the sweep that acts on expired leases. */
-	static final long SWEEP_MILLIS = 50;
-
 	private static final Log logger = LogFactory.getLog(ZooKeeperLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -85,6 +82,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	private static final AtomicInteger instances = new AtomicInteger();
 
 	private final CuratorFramework client;
+
+	private final ZooKeeperCalls calls;
 
 	private final LockNodePaths paths;
 
@@ -98,7 +97,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	private final ConnectionStateListener stateListener = (client, state) -> stateChanged(state);
 
-	private final AtomicBoolean sweeping = new AtomicBoolean();
+	private final FixedLeaseSweep sweep;
 
 	/** Send time of the last request the servers answered; far in the past until there is one. */
 	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
@@ -125,6 +124,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	ZooKeeperLockProvider(CuratorFramework client, String basePath, Duration recheck) {
 		this.client = client;
+		this.calls = new ZooKeeperCalls(client);
 		this.recheckNanos = recheck.toNanos();
 		this.paths = new LockNodePaths(basePath);
 		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
@@ -134,6 +134,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.sweep = new FixedLeaseSweep(this.held.values(), this.scheduler, (lock) -> lose(lock,
+				"its lease of " + lock.lease() + " ran out before it was renewed or released"));
 		client.getConnectionStateListenable().addListener(this.stateListener);
 	}
 
@@ -171,7 +173,9 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	private @Nullable ZooKeeperHeldLock queue(LockAttempt attempt, @Nullable LockWaiter waiter) throws Exception {
-		awaitConnection();
+		// every call below ends by one connection timeout after the wait at the latest, retries included
+		long until = this.calls.deadline((waiter != null) ? waiter.deadlineNanos() : System.nanoTime());
+		this.calls.awaitConnection(until);
 		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
 		byte[] data = data(attempt, attempt.lease());
 		WakeUpSignal wakeup = new WakeUpSignal();
@@ -184,19 +188,16 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			long checkSent = 0;
 			while (true) {
 				if (own == null) {
-					Stat stat = new Stat();
 					long createSent = System.nanoTime();
-					own = this.client.create()
-						.storingStatIn(stat)
-						.creatingParentContainersIfNeeded()
-						.withProtection()
-						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-						.forPath(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data);
+					ZooKeeperCalls.Created created = this.calls.createSequential(
+							lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data,
+							until);
 					confirmed(createSent);
-					token = stat.getCzxid();
+					own = created.path();
+					token = created.czxid();
 					if (token == 0) {
 						// found again by its protection id after a lost reply: the stat was not filled in
-						Stat found = this.client.checkExists().forPath(own);
+						Stat found = this.calls.exists(own, null, until);
 						token = (found != null) ? found.getCzxid() : 0;
 					}
 					children = null;
@@ -204,24 +205,26 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 				if (children == null) {
 					attempt.markSent();
 					checkSent = System.nanoTime();
-					children = this.client.getChildren().forPath(lockPath);
+					children = this.calls.children(lockPath, until);
 					confirmed(checkSent);
 				}
-				LockQueue.Position position = (token != 0) ? LockQueue.position(children,
-						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
+				LockQueue.Position position = (token != 0)
+						? LockQueue.position(queueOf(lockPath, children, until), ZKPaths.getNodeFromPath(own),
+								attempt.type(), attempt.permits())
+						: null;
 				if (position == null) {
 					// our node is gone (session expired, or deleted by an operator): queue again at the back
 					own = null;
 					continue;
 				}
 				if (position.granted()) {
-					if (position.announce() && !touch(own, data)) {
+					if (position.announce() && !this.calls.setData(own, data, until)) {
 						own = null;
 						continue;
 					}
 					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token, checkSent);
 					this.held.put(own, lock);
-					startSweeping();
+					this.sweep.start();
 					granted = true;
 					return lock;
 				}
@@ -234,7 +237,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					String target = lockPath + "/" + name;
 					this.watcher.add(target, wakeup);
 					watched.add(target);
-					if (this.client.checkExists().usingWatcher(this.watcher).forPath(target) == null) {
+					if (this.calls.exists(target, this.watcher, until) == null) {
 						gone = true;
 						break;
 					}
@@ -247,10 +250,10 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					// the watched node's grant, not only its deletion, moves us: re-read in case it came first
 					attempt.markSent();
 					long sent = System.nanoTime();
-					List<String> again = this.client.getChildren().forPath(lockPath);
+					List<String> again = this.calls.children(lockPath, until);
 					confirmed(sent);
-					if (!position.equals(LockQueue.position(again, ZKPaths.getNodeFromPath(own), attempt.type(),
-							attempt.permits()))) {
+					if (!position.equals(LockQueue.position(queueOf(lockPath, again, until),
+							ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()))) {
 						checkSent = sent;
 						children = again;
 						continue;
@@ -266,9 +269,23 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		finally {
 			unwatch(watched, wakeup);
 			if (!granted && own != null) {
-				delete(own);
+				delete(own, until);
 			}
 		}
+	}
+
+	/**
+	 * A snapshot of a lock's children in creation order: by sequence number, or, once the lock node's sequence
+	 * counter ran out, by the creation zxids read from the server (see {@link LockQueue}).
+	 */
+	private List<LockQueue.Node> queueOf(String lockPath, List<String> children, long until) throws Exception {
+		List<LockQueue.Node> nodes = LockQueue.sorted(children);
+		if (!LockQueue.sequenceExhausted(nodes)) {
+			return nodes;
+		}
+		List<String> names = nodes.stream().map(LockQueue.Node::name).toList();
+		return LockQueue.inCreationOrder(nodes,
+				this.calls.creationZxids(lockPath, names, until));
 	}
 
 	/**
@@ -282,35 +299,11 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		}
 	}
 
-	private boolean touch(String path, byte[] data) throws Exception {
-		try {
-			this.client.setData().forPath(path, data);
-			return true;
-		}
-		catch (KeeperException.NoNodeException ex) {
-			return false;
-		}
-	}
-
 	private void unwatch(Set<String> watched, WakeUpSignal wakeup) {
 		for (String path : watched) {
 			this.watcher.remove(path, wakeup);
 		}
 		watched.clear();
-	}
-
-	private void awaitConnection() throws Exception {
-		if (this.client.getState() != CuratorFrameworkState.STARTED) {
-			throw new IllegalStateException("The CuratorFramework of the zookeeper lock provider is "
-					+ this.client.getState() + "; it must be started");
-		}
-		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
-		if (!zookeeper.isConnected()) {
-			int timeout = zookeeper.getConnectionTimeoutMs();
-			if (!this.client.blockUntilConnected(timeout, TimeUnit.MILLISECONDS)) {
-				throw new KeeperException.ConnectionLossException();
-			}
-		}
 	}
 
 	@Override
@@ -319,16 +312,13 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			return false;
 		}
 		long sent = System.nanoTime();
-		try {
-			this.client.setData().forPath(zkLock.path(), data(zkLock.attempt(), lease));
-			confirmed(sent);
-		}
-		catch (KeeperException.NoNodeException ex) {
+		if (!this.calls.setData(zkLock.path(), data(zkLock.attempt(), lease), this.calls.deadline())) {
 			if (zkLock.finish()) {
 				this.held.remove(zkLock.path(), zkLock);
 			}
 			return false;
 		}
+		confirmed(sent);
 		return zkLock.renewed(sent, lease);
 	}
 
@@ -336,7 +326,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	public void release(ZooKeeperHeldLock zkLock) {
 		zkLock.finish();
 		this.held.remove(zkLock.path(), zkLock);
-		delete(zkLock.path());
+		delete(zkLock.path(), this.calls.deadline());
 	}
 
 	/**
@@ -351,80 +341,43 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	/**
 	 * Deletes a node of ours. While connected the delete is one direct call, so the lock is free when a release
 	 * returns; it bypasses Curator's retry loop, which would block a release for as long as the connection stays down.
-	 * If that call fails, or the client is disconnected or the thread interrupted, Curator's guaranteed delete takes
-	 * over: it keeps retrying in the background, also after a reconnect, until the node is gone, so a release while
-	 * disconnected returns at once and still never leaves a node that blocks the queue.
+	 * If that call fails or gets no reply by the deadline, or the client is disconnected or the thread interrupted,
+	 * Curator's guaranteed delete takes over: it keeps retrying in the background, also after a reconnect, until the
+	 * node is gone, so a release while disconnected returns at once and still never leaves a node that blocks the
+	 * queue.
 	 */
-	private void delete(String path) {
-		CuratorZookeeperClient zookeeper = this.client.getZookeeperClient();
-		if (zookeeper.isConnected() && !Thread.currentThread().isInterrupted()) {
+	private void delete(String path, long until) {
+		if (this.client.getZookeeperClient().isConnected() && !Thread.currentThread().isInterrupted()) {
+			long sent = System.nanoTime();
 			try {
-				long sent = System.nanoTime();
-				zookeeper.getZooKeeper().delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1);
-				confirmed(sent);
-				return;
-			}
-			catch (KeeperException.NoNodeException ex) {
-				return;
+				if (this.calls.deleteOnce(path, until)) {
+					confirmed(sent);
+					return;
+				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			catch (Exception ex) {
-				if (logger.isDebugEnabled()) {
-					logger.debug("Deleting lock node " + path + " failed; retrying in the background", ex);
-				}
-			}
 		}
-		deleteInBackground(path);
-	}
-
-	private void deleteInBackground(String path) {
-		try {
-			this.client.delete().quietly().guaranteed().inBackground().forPath(path);
-		}
-		catch (Exception ex) {
-			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
-		}
-	}
-
-	private void startSweeping() {
-		if (!this.sweeping.get() && this.sweeping.compareAndSet(false, true)) {
-			try {
-				this.scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
-			}
-			catch (RejectedExecutionException ex) {
-				// closed: held nodes now live as long as the session
-			}
-		}
-	}
-
-	/**
-	 * Ends the holds whose lease ran out. One periodic sweep rather than a timer per lock keeps acquire and release
-	 * free of scheduling; it acts on an expired lease at most {@value #SWEEP_MILLIS} ms late, which only delays the
-	 * next holder (the holder's own lease object expires on time).
-	 */
-	private void sweep() {
-		long now = System.nanoTime();
-		for (ZooKeeperHeldLock lock : this.held.values()) {
-			if (lock.expireIfDue(now)) {
-				this.held.remove(lock.path(), lock);
-				// the holder learns first; only then may another client get the lock
-				lock.attempt()
-					.reportLost("its lease of " + lock.lease() + " ran out before it was renewed or released");
-				deleteInBackground(lock.path());
-			}
-		}
+		this.calls.deleteInBackground(path);
 	}
 
 	private void loseAll(String reason) {
 		for (ZooKeeperHeldLock lock : this.held.values()) {
 			if (lock.finish()) {
-				this.held.remove(lock.path(), lock);
-				lock.attempt().reportLost(reason);
-				deleteInBackground(lock.path());
+				lose(lock, reason);
 			}
 		}
+	}
+
+	/**
+	 * Ends a hold that is already marked finished: the holder learns first; only then may another client get the
+	 * lock.
+	 */
+	private void lose(ZooKeeperHeldLock lock, String reason) {
+		this.held.remove(lock.path(), lock);
+		lock.attempt().reportLost(reason);
+		this.calls.deleteInBackground(lock.path());
 	}
 
 	private void stateChanged(ConnectionState state) {

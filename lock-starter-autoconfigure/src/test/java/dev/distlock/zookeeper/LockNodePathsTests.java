@@ -112,16 +112,16 @@ class LockNodePathsTests {
 
 	@Test
 	void queueRulesGrantAndWatchOnlyTheBlockingNode() {
-		List<String> children = List.of("write-0000000003", "read-0000000001", "read-0000000002",
-				"write-0000000004", "read-0000000005");
+		List<LockQueue.Node> children = LockQueue.sorted(List.of("write-0000000003", "read-0000000001",
+				"read-0000000002", "write-0000000004", "read-0000000005"));
 		assertThat(LockQueue.position(children, "read-0000000002", LockType.READ, 1).granted()).isTrue();
 		assertThat(LockQueue.position(children, "write-0000000003", LockType.WRITE, 1).watch())
 			.containsExactly("read-0000000002");
 		assertThat(LockQueue.position(children, "read-0000000005", LockType.READ, 1).watch())
 			.containsExactly("write-0000000004");
 		assertThat(LockQueue.position(children, "gone-0000000009", LockType.READ, 1)).isNull();
-		List<String> permits = List.of("permit-0000000001", "permit-0000000002", "permit-0000000003",
-				"permit-0000000004");
+		List<LockQueue.Node> permits = LockQueue.sorted(List.of("permit-0000000001", "permit-0000000002",
+				"permit-0000000003", "permit-0000000004"));
 		assertThat(LockQueue.position(permits, "permit-0000000002", LockType.SEMAPHORE, 2).announce()).isTrue();
 		assertThat(LockQueue.position(permits, "permit-0000000003", LockType.SEMAPHORE, 2).watch())
 			.containsExactly("permit-0000000001", "permit-0000000002");

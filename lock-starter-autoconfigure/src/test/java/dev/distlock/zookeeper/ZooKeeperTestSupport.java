@@ -1,15 +1,25 @@
 package dev.distlock.zookeeper;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.server.DataTree;
+import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.ZooKeeperServer;
+
+import org.springframework.util.FileSystemUtils;
 
 /**
  * Clients and tree inspection for the ZooKeeper tests.
@@ -50,11 +60,16 @@ public final class ZooKeeperTestSupport {
 	}
 
 	static CuratorFramework client(String connectString, int sessionTimeoutMs) throws InterruptedException {
+		return client(connectString, sessionTimeoutMs, 5_000, new ExponentialBackoffRetry(100, 3));
+	}
+
+	static CuratorFramework client(String connectString, int sessionTimeoutMs, int connectionTimeoutMs,
+			RetryPolicy retryPolicy) throws InterruptedException {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
 			.sessionTimeoutMs(sessionTimeoutMs)
-			.connectionTimeoutMs(5_000)
-			.retryPolicy(new ExponentialBackoffRetry(100, 3))
+			.connectionTimeoutMs(connectionTimeoutMs)
+			.retryPolicy(retryPolicy)
 			.build();
 		client.start();
 		if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
@@ -89,6 +104,21 @@ public final class ZooKeeperTestSupport {
 		return nodes;
 	}
 
+	/**
+	 * Waits up to 20 s until exactly {@code count} queue nodes are under the base path.
+	 */
+	static void awaitLockNodes(CuratorFramework client, String basePath, int count) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		List<String> nodes;
+		while ((nodes = lockNodes(client, basePath, "")).size() != count) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new AssertionError("Expected " + count + " queue nodes under " + basePath + " within 20 s, found "
+						+ nodes);
+			}
+			Thread.sleep(10);
+		}
+	}
+
 	private static List<String> children(CuratorFramework client, String path) throws Exception {
 		try {
 			return client.getChildren().forPath(path);
@@ -96,6 +126,42 @@ public final class ZooKeeperTestSupport {
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
 		}
+	}
+
+	/**
+	 * A standalone ZooKeeper server in this JVM whose data tree a test can reach, to set up states that no client
+	 * request can reach in reasonable time (a lock node's child version near 2^31). It runs no container reaper.
+	 */
+	static final class TreeServer implements AutoCloseable {
+
+		private final Path directory;
+
+		private final ZooKeeperServer server;
+
+		private final ServerCnxnFactory connections;
+
+		TreeServer() throws IOException, InterruptedException {
+			this.directory = Files.createTempDirectory("distlock-zk-");
+			this.server = new ZooKeeperServer(this.directory.toFile(), this.directory.toFile(), 2000);
+			this.connections = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 100);
+			this.connections.startup(this.server);
+		}
+
+		String connectString() {
+			return "127.0.0.1:" + this.connections.getLocalPort();
+		}
+
+		DataTree tree() {
+			return this.server.getZKDatabase().getDataTree();
+		}
+
+		@Override
+		public void close() throws IOException {
+			this.connections.shutdown();
+			this.server.shutdown();
+			FileSystemUtils.deleteRecursively(this.directory);
+		}
+
 	}
 
 }

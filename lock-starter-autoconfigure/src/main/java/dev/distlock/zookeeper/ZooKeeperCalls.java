@@ -1,0 +1,287 @@
+package dev.distlock.zookeeper;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The provider's ZooKeeper calls, each bounded by a deadline. Curator's foreground calls wait up to the connection
+ * timeout for a connection on every try and retry by the client's retry policy, with no overall limit, so one call
+ * can outlast the caller's wait several times over. Here every call goes out in the background (Curator's retry
+ * policy still applies to it) and the caller waits for the reply only until the deadline, then fails with a
+ * {@link TimeoutException}; a call that is still running goes on in the background, and a create that succeeds after
+ * its caller gave up is deleted at once.
+ */
+final class ZooKeeperCalls {
+
+	private static final Log logger = LogFactory.getLog(ZooKeeperCalls.class);
+
+	private static final String EVENT_THREAD_CLASS = "org.apache.zookeeper.ClientCnxn$EventThread";
+
+	private final CuratorFramework client;
+
+	/**
+	 * The client's event thread, which delivers every reply: a call made on it would wait for its own reply. The
+	 * client starts a new one with each new session; the replies tell which it is.
+	 */
+	private volatile @Nullable Thread eventThread;
+
+	ZooKeeperCalls(CuratorFramework client) {
+		this.client = client;
+	}
+
+	/**
+	 * The deadline of every call made on behalf of an acquisition: one connection timeout after its wait ends. A call
+	 * may wait for a connection, and Curator may retry it, until then, so a waiter rides out a short disconnection
+	 * within its wait, and a try-once waits for a connection as long as the client's connection timeout.
+	 * @param waitDeadlineNanos the end of the acquisition's wait, on the {@link System#nanoTime()} scale
+	 * @return the calls' deadline
+	 */
+	long deadline(long waitDeadlineNanos) {
+		return waitDeadlineNanos + connectionTimeoutNanos();
+	}
+
+	/**
+	 * The deadline of a call made now on no acquisition's behalf (a renewal): one connection timeout from now.
+	 * @return the call's deadline
+	 */
+	long deadline() {
+		return System.nanoTime() + connectionTimeoutNanos();
+	}
+
+	private long connectionTimeoutNanos() {
+		return TimeUnit.MILLISECONDS.toNanos(this.client.getZookeeperClient().getConnectionTimeoutMs());
+	}
+
+	/**
+	 * Waits for a connection until the deadline.
+	 * @param until the deadline
+	 * @throws IllegalStateException if the client is not started
+	 * @throws TimeoutException if there was no connection by the deadline
+	 */
+	void awaitConnection(long until) throws InterruptedException, TimeoutException {
+		if (this.client.getState() != CuratorFrameworkState.STARTED) {
+			throw new IllegalStateException("The CuratorFramework of the zookeeper lock provider is "
+					+ this.client.getState() + "; it must be started");
+		}
+		if (Thread.currentThread() == this.eventThread) {
+			throw new IllegalStateException("Cannot lock on the ZooKeeper client's event thread (in a watcher or "
+					+ "cache listener of the lock provider's client): replies arrive on that thread, so the call "
+					+ "would wait for itself; hand the work to another thread");
+		}
+		if (!this.client.getZookeeperClient().isConnected()) {
+			long millis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime()));
+			if (!this.client.blockUntilConnected((int) Math.min(millis, Integer.MAX_VALUE), TimeUnit.MILLISECONDS)) {
+				throw new TimeoutException("No connection to ZooKeeper within " + millis + " ms");
+			}
+		}
+	}
+
+	/**
+	 * Creates an ephemeral sequential node, and its missing parents as containers, in Curator's protected mode (a
+	 * create whose reply was lost is found again by its protection id).
+	 * @param path the node's path up to its sequence number
+	 * @param data the node's data
+	 * @param until the deadline
+	 * @return the created node's path and creation zxid (0 if the reply did not carry it)
+	 */
+	Created createSequential(String path, byte[] data, long until) throws Exception {
+		Stat stat = new Stat();
+		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+		try {
+			this.client.create()
+				.storingStatIn(stat)
+				.creatingParentContainersIfNeeded()
+				.withProtection()
+				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+				.inBackground(callback(reply))
+				.forPath(path, data);
+			CuratorEvent event = await(reply, "create", path, until, false);
+			Stat created = (event.getStat() != null) ? event.getStat() : stat;
+			return new Created(event.getName(), created.getCzxid());
+		}
+		catch (Exception ex) {
+			// the reply may still come: a node granted to nobody must not wait in the queue until the session ends
+			reply.thenAccept((late) -> {
+				if (late.getResultCode() == KeeperException.Code.OK.intValue() && late.getName() != null) {
+					deleteInBackground(late.getName());
+				}
+			});
+			throw ex;
+		}
+	}
+
+	/**
+	 * The names of a node's children.
+	 * @param path the node
+	 * @param until the deadline
+	 * @return the names
+	 */
+	List<String> children(String path, long until) throws Exception {
+		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+		this.client.getChildren().inBackground(callback(reply)).forPath(path);
+		return await(reply, "getChildren", path, until, false).getChildren();
+	}
+
+	/**
+	 * Whether a node exists, optionally leaving a watch on it.
+	 * @param path the node
+	 * @param watcher the watcher to leave, or {@code null}
+	 * @param until the deadline
+	 * @return the node's stat, or {@code null} if it does not exist
+	 */
+	@Nullable Stat exists(String path, @Nullable Watcher watcher, long until) throws Exception {
+		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+		if (watcher != null) {
+			this.client.checkExists().usingWatcher(watcher).inBackground(callback(reply)).forPath(path);
+		}
+		else {
+			this.client.checkExists().inBackground(callback(reply)).forPath(path);
+		}
+		CuratorEvent event = await(reply, "exists", path, until, true);
+		return (event.getResultCode() == KeeperException.Code.NONODE.intValue()) ? null : event.getStat();
+	}
+
+	/**
+	 * The creation zxids of some children of a node, asked for all at once.
+	 * @param parent the parent node
+	 * @param names the children's names
+	 * @param until the deadline
+	 * @return each child's czxid by name; children that no longer exist are left out
+	 */
+	Map<String, Long> creationZxids(String parent, List<String> names, long until) throws Exception {
+		Map<String, CompletableFuture<CuratorEvent>> replies = new HashMap<>();
+		for (String name : names) {
+			CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+			this.client.checkExists().inBackground(callback(reply)).forPath(parent + "/" + name);
+			replies.put(name, reply);
+		}
+		Map<String, Long> czxids = new HashMap<>();
+		for (Map.Entry<String, CompletableFuture<CuratorEvent>> entry : replies.entrySet()) {
+			CuratorEvent event = await(entry.getValue(), "exists", parent + "/" + entry.getKey(), until, true);
+			if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
+				czxids.put(entry.getKey(), event.getStat().getCzxid());
+			}
+		}
+		return czxids;
+	}
+
+	/**
+	 * Sets a node's data.
+	 * @param path the node
+	 * @param data the data
+	 * @param until the deadline
+	 * @return {@code false} if the node does not exist
+	 */
+	boolean setData(String path, byte[] data, long until) throws Exception {
+		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+		this.client.setData().inBackground(callback(reply)).forPath(path, data);
+		return await(reply, "setData", path, until, true).getResultCode() != KeeperException.Code.NONODE.intValue();
+	}
+
+	/**
+	 * Deletes a node in one try, without Curator's retries.
+	 * @param path the node
+	 * @param until the deadline
+	 * @return {@code true} if the node is gone (deleted, or there was none); {@code false} if the call failed or got
+	 * no reply by the deadline, so the node may still be there
+	 * @throws InterruptedException if interrupted while waiting for the reply
+	 */
+	boolean deleteOnce(String path, long until) throws InterruptedException {
+		CompletableFuture<Integer> reply = new CompletableFuture<>();
+		try {
+			this.client.getZookeeperClient()
+				.getZooKeeper()
+				.delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1,
+						(code, deleted, context) -> reply.complete(code), null);
+			int code = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+			if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()) {
+				return true;
+			}
+			logger.debug("Deleting lock node " + path + " failed with " + KeeperException.Code.get(code));
+		}
+		catch (InterruptedException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			logger.debug("Deleting lock node " + path + " failed", ex);
+		}
+		return false;
+	}
+
+	/**
+	 * Deletes a node with Curator's guaranteed delete, which keeps retrying in the background, also after a
+	 * reconnect, until the node is gone or the session ends.
+	 * @param path the node
+	 */
+	void deleteInBackground(String path) {
+		try {
+			this.client.delete().quietly().guaranteed().inBackground().forPath(path);
+		}
+		catch (Exception ex) {
+			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
+		}
+	}
+
+	private BackgroundCallback callback(CompletableFuture<CuratorEvent> reply) {
+		return (client, event) -> {
+			Thread current = Thread.currentThread();
+			// a reply found by Curator itself (a protected create after a lost reply) may come on its own thread
+			if (this.eventThread != current && current.getClass().getName().equals(EVENT_THREAD_CLASS)) {
+				this.eventThread = current;
+			}
+			reply.complete(event);
+		};
+	}
+
+	/**
+	 * Waits for a reply until the deadline. A reply with an error fails, except "no node" where the caller takes it
+	 * as an answer.
+	 */
+	private static CuratorEvent await(CompletableFuture<CuratorEvent> reply, String operation, String path,
+			long until, boolean noNodeIsAnswer) throws Exception {
+		CuratorEvent event;
+		try {
+			event = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new TimeoutException("ZooKeeper did not answer " + operation + " " + path
+					+ " in time (bounded by the connection timeout beyond the wait)");
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+		int code = event.getResultCode();
+		if (code != KeeperException.Code.OK.intValue()
+				&& !(noNodeIsAnswer && code == KeeperException.Code.NONODE.intValue())) {
+			throw KeeperException.create(KeeperException.Code.get(code), path);
+		}
+		return event;
+	}
+
+	/**
+	 * A created node.
+	 * @param path its full path
+	 * @param czxid the zxid of the transaction that created it, or 0 if unknown
+	 */
+	record Created(String path, long czxid) {
+	}
+
+}
