@@ -50,9 +50,8 @@ import org.jspecify.annotations.Nullable;
  * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's
  * {@link FixedLeaseSweep} reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The
  * holder therefore always learns of the end of its lease before anyone else can take the lock, and no client ever
- * deletes another's node. Renewal is
- * a {@code setData} of the node (a write, ordered through the leader), which fails if the node is gone; the node's
- * data is the owner token, the lease and the full key, for operators.
+ * deletes another's node. Renewal is a {@code setData} of the node (a write, ordered through the leader), which fails
+ * if the node is gone; the node's data is the owner token, the lease and the full key, for operators.
  * <p>
  * <b>Sessions</b>: SUSPENDED puts every lease in doubt: it is logged, and if the connection is not back while the
  * servers certainly still keep the session (a session timeout after the last request they answered, at least a third
@@ -189,9 +188,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			while (true) {
 				if (own == null) {
 					long createSent = System.nanoTime();
-					ZooKeeperCalls.Created created = this.calls.createSequential(
-							lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data,
-							until);
+					ZooKeeperCalls.Created created = this.calls
+						.createSequential(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data, until);
 					confirmed(createSent);
 					own = created.path();
 					token = created.czxid();
