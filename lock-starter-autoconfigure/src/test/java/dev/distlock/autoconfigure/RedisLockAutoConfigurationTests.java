@@ -59,17 +59,17 @@ class RedisLockAutoConfigurationTests {
 	void propertiesConfigureTheProvider() {
 		this.contextRunner
 			.withPropertyValues("distlock.redis.waiter-timeout=3s", "distlock.redis.writer-preference=false",
-					"distlock.redis.fence-retention=1h")
+					"distlock.redis.fence-retention=10m")
 			.run((context) -> {
 				RedisLockProvider provider = context.getBean(RedisLockProvider.class);
 				assertThat(provider.getWaiterTimeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(provider.isWriterPreference()).isFalse();
-				assertThat(provider.getFenceRetention()).isEqualTo(Duration.ofHours(1));
+				assertThat(provider.getFenceRetention()).isEqualTo(Duration.ofMinutes(10));
 				LockTemplate template = context.getBean(LockTemplate.class);
 				template.acquire(LockRequest.builder("retention").lease(Duration.ofSeconds(5)).build()).release();
 				Long ttl = context.getBean(StringRedisTemplate.class)
 					.getExpire("{" + template.settings().keyPrefix() + "retention}:fence", TimeUnit.MILLISECONDS);
-				assertThat(ttl).isBetween(Duration.ofMinutes(59).toMillis(), Duration.ofHours(1).toMillis());
+				assertThat(ttl).isBetween(Duration.ofMinutes(9).toMillis(), Duration.ofMinutes(10).toMillis());
 			});
 	}
 
