@@ -55,11 +55,14 @@ import org.redisson.api.RedissonClient;
  * <p>
  * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime}, which keeps Redisson's
  * own watchdog off; renewal is the core's {@code LeaseRenewer} calling {@link #renew}, which extends only while the
- * owner still holds the lock (an owner-checked Lua script on Redisson's layout, or {@code updateLeaseTime} for a
- * permit) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
+ * owner still holds the lock (an owner-checked Lua script on Redisson's layout; for a permit as Redisson's
+ * {@code updateLeaseTime} does) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
  * sent ({@link LockAttempt#markSent()}), never from the reply. When Redisson waits, the grant comes from one of the
  * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
  * restarts the lease on the server, and the lease is counted from that request.
+ * <p>
+ * <b>Timeouts.</b> Every Redis call of one acquisition shares one deadline, the end of its wait plus the provider's
+ * timeout, whatever the client's own timeouts and retries: with Redis down a call fails within wait + timeout.
  * <p>
  * <b>Fencing.</b> Every type takes its token from the key's counter {@code {K}:redisson:fence}, as
  * {@code max(counter + 1, server time in microseconds)}: a MUTEX inside its acquire script (one round trip), the
