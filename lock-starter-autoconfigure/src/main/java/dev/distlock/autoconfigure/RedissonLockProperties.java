@@ -24,7 +24,9 @@ public class RedissonLockProperties {
 	private @Nullable Boolean enabled;
 
 	/**
-	 * Longest one Redis call may take, beyond a lock's wait time, before the acquisition fails.
+	 * Longest an acquisition may take beyond its wait time, all its Redis calls together, before it fails with
+	 * LockAcquisitionException (so with Redis down a call fails within wait + timeout); also the longest one renewal
+	 * or release may take. Independent of the Redisson client's own timeouts and retries.
 	 */
 	private Duration timeout = Duration.ofSeconds(5);
 

@@ -12,13 +12,17 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
- * One of this package's Lua scripts, read once from its {@code .lua} resource with {@code prelude.lua} (the functions
- * the scripts share) in front of it. Keys go in {@code KEYS}, everything
+ * One of this package's Lua scripts, read once from its {@code .lua} resource with the {@code redis} provider's
+ * {@code prelude.lua} in front of it: the fencing rule ({@code next_token}: counter + 1, never below the server clock)
+ * and {@code extend_to} are that provider's, so both Redis backends number and keep their locks the same way and the
+ * rule is written once. Keys go in {@code KEYS}, everything
  * else in {@code ARGV}: nothing is spliced into the text. Redisson sends it by EVALSHA and loads it on NOSCRIPT
  * (its {@code useScriptCache}, on by default), so a script crosses the wire once per server. Arguments go as bytes:
  * a {@code byte[]} as it is (Redisson stores permit ids as raw bytes), anything else as its UTF-8 text.
  */
 final class LuaScript {
+
+	private static final String PRELUDE = "/dev/distlock/redis/prelude.lua";
 
 	private final String name;
 
@@ -30,7 +34,7 @@ final class LuaScript {
 	}
 
 	static LuaScript load(String name) {
-		return new LuaScript(name, read("prelude.lua") + read(name));
+		return new LuaScript(name, read(PRELUDE) + read(name));
 	}
 
 	private static String read(String name) {

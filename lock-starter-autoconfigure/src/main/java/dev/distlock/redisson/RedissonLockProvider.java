@@ -55,11 +55,14 @@ import org.redisson.api.RedissonClient;
  * <p>
  * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime}, which keeps Redisson's
  * own watchdog off; renewal is the core's {@code LeaseRenewer} calling {@link #renew}, which extends only while the
- * owner still holds the lock (an owner-checked Lua script on Redisson's layout, or {@code updateLeaseTime} for a
- * permit) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
+ * owner still holds the lock (an owner-checked Lua script on Redisson's layout; for a permit as Redisson's
+ * {@code updateLeaseTime} does) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
  * sent ({@link LockAttempt#markSent()}), never from the reply. When Redisson waits, the grant comes from one of the
  * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
  * restarts the lease on the server, and the lease is counted from that request.
+ * <p>
+ * <b>Timeouts.</b> Every Redis call of one acquisition shares one deadline, the end of its wait plus the provider's
+ * timeout, whatever the client's own timeouts and retries: with Redis down a call fails within wait + timeout.
  * <p>
  * <b>Fencing.</b> Every type takes its token from the key's counter {@code {K}:redisson:fence}, as
  * {@code max(counter + 1, server time in microseconds)}: a MUTEX inside its acquire script (one round trip), the
@@ -81,7 +84,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	/** The provider's name. */
 	public static final String NAME = "redisson";
 
-	/** Default of how long one Redis call may take beyond the wait time. */
+	/** Default of how long an acquisition may take beyond its wait time. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
 	/** Default of {@link #setFenceRetention(Duration)}. */
@@ -123,7 +126,8 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	/**
 	 * Creates a provider.
 	 * @param client the Redisson client
-	 * @param timeout how long one Redis call may take beyond the wait time before the acquisition fails
+	 * @param timeout how long an acquisition may take beyond its wait time, all its Redis calls together, before it
+	 * fails (whatever the client's own timeouts and retries), and how long one renewal or release may take
 	 */
 	public RedissonLockProvider(RedissonClient client, Duration timeout) {
 		this.client = client;
@@ -168,20 +172,24 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	 */
 	@Override
 	public @Nullable RedissonHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-		long waitMillis = waiter.isTryOnce() ? 0 : waiter.remaining().toMillis();
-		return acquire(attempt, waitMillis);
+		return acquire(attempt, waiter.isTryOnce() ? System.nanoTime() : waiter.deadlineNanos());
 	}
 
-	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitMillis) throws Exception {
-		Pending state = new Pending(RedissonHeldLock.nextOwnerId());
+	/**
+	 * One acquisition: every Redis call it makes shares one deadline, the end of the wait plus one timeout, so a
+	 * Redis that is down or slow never holds the caller longer, however many calls the lock type needs.
+	 */
+	private @Nullable RedissonHeldLock acquire(LockAttempt attempt, long waitUntilNanos) throws Exception {
+		Pending state = new Pending(RedissonHeldLock.nextOwnerId(), waitUntilNanos,
+				waitUntilNanos + TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis));
 		Pending previous = this.pending.put(attempt, state);
 		if (previous != null) {
 			cleanUp(attempt, previous);
 		}
 		RedissonHeldLock held = switch (attempt.type()) {
-			case MUTEX -> acquireMutex(attempt, state, waitMillis);
-			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, hashLock(attempt), waitMillis);
-			case SEMAPHORE -> acquirePermit(attempt, state, waitMillis);
+			case MUTEX -> acquireMutex(attempt, state);
+			case FAIR, READ, WRITE -> acquireHashLock(attempt, state, hashLock(attempt));
+			case SEMAPHORE -> acquirePermit(attempt, state);
 		};
 		// granted, or a definite "no" from Redisson, which then holds nothing for the owner and has taken it out of
 		// the fair queue itself: nothing is left to abandon; only a failure leaves the attempt pending
@@ -193,21 +201,18 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	 * MUTEX: one try with a script on Redisson's lock layout that also takes the fencing token (one round trip); if
 	 * busy, Redisson's own waiting on the {@code RLock} of the same hash, then the token.
 	 */
-	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state, long waitMillis)
-			throws Exception {
+	private @Nullable RedissonHeldLock acquireMutex(LockAttempt attempt, Pending state) throws Exception {
 		RedissonLockKeys keys = keys(attempt);
-		long start = System.nanoTime();
 		attempt.markSent();
 		Long token = await(state.track(RedissonLockScripts.acquireMutex(this.client, keys,
-				holder(attempt, state.ownerId), leaseMillis(attempt), this.fenceRetentionMillis)), 0);
+				holder(attempt, state.ownerId), leaseMillis(attempt), this.fenceRetentionMillis)), state.deadline);
 		if (token != null) {
 			return new RedissonHeldLock(attempt, state.ownerId, null, token);
 		}
-		long waitLeft = waitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-		if (waitLeft <= 0) {
+		if (state.waitMillis() <= 0) {
 			return null;
 		}
-		return acquireHashLock(attempt, state, this.client.getLock(keys.lock()), waitLeft);
+		return acquireHashLock(attempt, state, this.client.getLock(keys.lock()));
 	}
 
 	/**
@@ -215,25 +220,23 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	 * while it waits, which distlock cannot see. So the lease is restarted when the token is taken, in a second
 	 * request marked as sent: the lease the core counts from that mark ends before the one Redis keeps.
 	 */
-	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, RLock lock,
-			long waitMillis) throws Exception {
-		Boolean locked = await(state.track(lock.tryLockAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS,
-				state.ownerId)), waitMillis);
+	private @Nullable RedissonHeldLock acquireHashLock(LockAttempt attempt, Pending state, RLock lock)
+			throws Exception {
+		Boolean locked = await(state.track(lock.tryLockAsync(state.waitMillis(), leaseMillis(attempt),
+				TimeUnit.MILLISECONDS, state.ownerId)), state.deadline);
 		if (!Boolean.TRUE.equals(locked)) {
 			return null;
 		}
 		attempt.markSent();
-		Long token = await(extend(attempt, state.ownerId, leaseMillis(attempt), true), 0);
+		Long token = await(extend(attempt, state.ownerId, leaseMillis(attempt), true), state.deadline);
 		return new RedissonHeldLock(attempt, state.ownerId, null, requireToken(attempt, token));
 	}
 
-	private @Nullable RedissonHeldLock acquirePermit(LockAttempt attempt, Pending state, long waitMillis)
-			throws Exception {
-		RedissonLockKeys keys = keys(attempt);
-		String name = keys.lock();
-		sizeSemaphore(attempt, name);
+	private @Nullable RedissonHeldLock acquirePermit(LockAttempt attempt, Pending state) throws Exception {
+		String name = keys(attempt).lock();
+		sizeSemaphore(attempt, state, name);
 		String permitId = await(state.track(this.client.getPermitExpirableSemaphore(name)
-			.tryAcquireAsync(waitMillis, leaseMillis(attempt), TimeUnit.MILLISECONDS)), waitMillis);
+			.tryAcquireAsync(state.waitMillis(), leaseMillis(attempt), TimeUnit.MILLISECONDS)), state.deadline);
 		if (permitId == null) {
 			// ask again next time: the semaphore may have been deleted, and then it would never grant a permit
 			this.sizedSemaphores.remove(name);
@@ -242,7 +245,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		state.permitId = permitId;
 		// as for hash locks: restart the permit's lease with the token, counted from this request
 		attempt.markSent();
-		Long token = await(extendPermit(attempt, permitId, leaseMillis(attempt), true), 0);
+		Long token = await(extendPermit(attempt, permitId, leaseMillis(attempt), true), state.deadline);
 		remember(name);
 		return new RedissonHeldLock(attempt, state.ownerId, permitId, requireToken(attempt, token));
 	}
@@ -251,13 +254,13 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	 * Creates the semaphore with the request's capacity unless it exists (with an expiry, unlike Redisson's
 	 * {@code trySetPermits}); skipped while this provider knows it exists.
 	 */
-	private void sizeSemaphore(LockAttempt attempt, String name) throws Exception {
+	private void sizeSemaphore(LockAttempt attempt, Pending state, String name) throws Exception {
 		Long known = this.sizedSemaphores.get(name);
 		if (known != null && System.nanoTime() - known < TimeUnit.MILLISECONDS.toNanos(this.fenceRetentionMillis) / 2) {
 			return;
 		}
-		await(RedissonLockScripts.SIZE_SEMAPHORE.evalLong(this.client, List.of(name), String.valueOf(attempt.permits()),
-				retention(attempt)), 0);
+		await(RedissonLockScripts.SIZE_SEMAPHORE.evalLong(this.client, List.of(name),
+				String.valueOf(attempt.permits()), retention(attempt)), state.deadline);
 		remember(name);
 	}
 
@@ -313,7 +316,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		CompletableFuture<Long> reply = (held.attempt().type() == LockType.SEMAPHORE)
 				? extendPermit(held.attempt(), held.permit(), millis, false)
 				: extend(held.attempt(), held.ownerId(), millis, false);
-		return isOne(await(reply, 0));
+		return isOne(await(reply, timeoutFromNow()));
 	}
 
 	private static boolean isOne(@Nullable Long reply) {
@@ -325,11 +328,12 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		LockAttempt attempt = held.attempt();
 		if (attempt.type() == LockType.SEMAPHORE) {
 			// false when the permit already expired: nothing to give back
-			await(this.client.getPermitExpirableSemaphore(keys(attempt).lock()).tryReleaseAsync(held.permit()), 0);
+			await(this.client.getPermitExpirableSemaphore(keys(attempt).lock()).tryReleaseAsync(held.permit()),
+					timeoutFromNow());
 			return;
 		}
 		try {
-			await(hashLock(attempt).unlockAsync(held.ownerId()), 0);
+			await(hashLock(attempt).unlockAsync(held.ownerId()), timeoutFromNow());
 		}
 		catch (IllegalMonitorStateException ex) {
 			// no longer held by this owner (expired, taken over): releasing is a no-op
@@ -439,9 +443,14 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		return RedissonLockScripts.millis(attempt.lease());
 	}
 
-	private <T> @Nullable T await(CompletionStage<T> stage, long waitMillis) throws Exception {
+	private long timeoutFromNow() {
+		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis);
+	}
+
+	/** Waits for a Redis reply until the deadline ({@code System.nanoTime()}), rethrowing its failure as it is. */
+	private <T> @Nullable T await(CompletionStage<T> stage, long deadlineNanos) throws Exception {
 		try {
-			return stage.toCompletableFuture().get(waitMillis + this.timeoutMillis, TimeUnit.MILLISECONDS);
+			return stage.toCompletableFuture().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = unwrap(ex);
@@ -451,7 +460,8 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 			throw ex;
 		}
 		catch (TimeoutException ex) {
-			throw new TimeoutException("Redis did not answer within " + (waitMillis + this.timeoutMillis) + " ms");
+			throw new TimeoutException("Redis did not answer within the wait time plus " + this.timeoutMillis
+					+ " ms (distlock.redisson.timeout)");
 		}
 	}
 
@@ -464,17 +474,31 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		return cause;
 	}
 
-	/** What an acquisition in progress (or given up) may have taken: the owner id, Redisson's reply, a permit. */
+	/**
+	 * What an acquisition in progress (or given up) may have taken: the owner id, Redisson's reply, a permit; and its
+	 * deadlines ({@code System.nanoTime()}): the end of its wait, and that plus the timeout for every Redis call.
+	 */
 	private static final class Pending {
 
 		final long ownerId;
+
+		final long waitUntil;
+
+		final long deadline;
 
 		volatile @Nullable CompletableFuture<?> acquiring;
 
 		volatile @Nullable String permitId;
 
-		Pending(long ownerId) {
+		Pending(long ownerId, long waitUntil, long deadline) {
 			this.ownerId = ownerId;
+			this.waitUntil = waitUntil;
+			this.deadline = deadline;
+		}
+
+		/** The wait left to hand to Redisson, 0 to try once. */
+		long waitMillis() {
+			return Math.max(0, TimeUnit.NANOSECONDS.toMillis(this.waitUntil - System.nanoTime()));
 		}
 
 		<T> CompletionStage<T> track(CompletionStage<T> future) {

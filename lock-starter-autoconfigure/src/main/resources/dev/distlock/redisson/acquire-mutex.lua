@@ -14,4 +14,4 @@ elseif redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
 end
 -- granted, or the same owner asking again (its first reply was lost): grant it again rather than block itself
 redis.call('pexpire', KEYS[1], ARGV[2])
-return next_token(KEYS[2], ARGV[3])
+return next_token(KEYS[2], redis.call('TIME'), ARGV[3])

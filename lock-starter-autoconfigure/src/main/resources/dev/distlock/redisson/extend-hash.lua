@@ -13,6 +13,6 @@ if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
 end
 redis.call('pexpire', KEYS[1], ARGV[2])
 if KEYS[2] then
-	return next_token(KEYS[2], ARGV[3])
+	return next_token(KEYS[2], redis.call('TIME'), ARGV[3])
 end
 return 1

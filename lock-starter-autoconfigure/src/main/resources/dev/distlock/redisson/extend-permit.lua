@@ -15,9 +15,9 @@ if expiry == false or tonumber(expiry) <= tonumber(ARGV[2]) then
 	return 0
 end
 redis.call('zadd', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
-extend_to(KEYS[1], ARGV[4])
-extend_to(KEYS[2], ARGV[4])
+extend_to(KEYS[1], tonumber(ARGV[4]))
+extend_to(KEYS[2], tonumber(ARGV[4]))
 if KEYS[3] then
-	return next_token(KEYS[3], ARGV[4])
+	return next_token(KEYS[3], redis.call('TIME'), ARGV[4])
 end
 return 1

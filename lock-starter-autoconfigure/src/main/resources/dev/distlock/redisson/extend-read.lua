@@ -20,6 +20,6 @@ if redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
 	redis.call('pexpire', KEYS[1], ARGV[2])
 end
 if KEYS[3] then
-	return next_token(KEYS[3], ARGV[3])
+	return next_token(KEYS[3], redis.call('TIME'), ARGV[3])
 end
 return 1
