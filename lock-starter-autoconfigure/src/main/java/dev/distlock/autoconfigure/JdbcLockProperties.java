@@ -39,6 +39,17 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	 */
 	private boolean notifications = true;
 
+	/**
+	 * How often released and expired lock rows are deleted; a released lock's row stays at most about this long.
+	 * 0 turns the background sweep off.
+	 */
+	private Duration cleanupInterval = Duration.ofSeconds(30);
+
+	/**
+	 * Most rows one sweep transaction deletes; a sweep deletes batches until one comes back short.
+	 */
+	private int cleanupBatchSize = 500;
+
 	@Override
 	public String getDefaultSchemaLocation() {
 		return "classpath:dev/distlock/jdbc/schema-@@platform@@.sql";
@@ -66,6 +77,22 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 
 	public void setFairWaiterTimeout(Duration fairWaiterTimeout) {
 		this.fairWaiterTimeout = fairWaiterTimeout;
+	}
+
+	public Duration getCleanupInterval() {
+		return this.cleanupInterval;
+	}
+
+	public void setCleanupInterval(Duration cleanupInterval) {
+		this.cleanupInterval = cleanupInterval;
+	}
+
+	public int getCleanupBatchSize() {
+		return this.cleanupBatchSize;
+	}
+
+	public void setCleanupBatchSize(int cleanupBatchSize) {
+		this.cleanupBatchSize = cleanupBatchSize;
 	}
 
 	public boolean isNotifications() {

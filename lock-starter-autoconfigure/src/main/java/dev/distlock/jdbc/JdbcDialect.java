@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The databases the JDBC backend speaks, each with its statements ({@code operations-<scripts>.sql}) and table
- * ({@code schema-<scripts>.sql}). MySQL uses MariaDB's files: they are written to the common subset.
+ * ({@code schema-<platform>.sql}). MySQL uses MariaDB's statements, written to the common subset, with the
+ * database time in place of the sequence it lacks.
  */
 enum JdbcDialect {
 
@@ -23,6 +24,10 @@ enum JdbcDialect {
 	MYSQL("mysql", "mariadb", false),
 
 	H2("h2", "h2", false);
+
+	/** What MySQL draws a fencing token from: the database time in microseconds. */
+	private static final String MYSQL_TOKEN = "CAST(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', "
+			+ "UTC_TIMESTAMP(6)) AS SIGNED)";
 
 	private final String platform;
 
@@ -37,6 +42,19 @@ enum JdbcDialect {
 	}
 
 	/**
+	 * Adapts the rendered statements of {@link #scripts()} to this database.
+	 * @param statements the statements, table name in place
+	 * @param tableName the table name
+	 * @return the statements to run
+	 */
+	String adapt(String statements, String tableName) {
+		if (this != MYSQL) {
+			return statements;
+		}
+		return statements.replace("NEXTVAL(" + JdbcLockSchema.sequenceName(tableName) + ")", MYSQL_TOKEN);
+	}
+
+	/**
 	 * The name users give in {@code distlock.jdbc.platform}.
 	 * @return the platform name
 	 */
@@ -45,7 +63,7 @@ enum JdbcDialect {
 	}
 
 	/**
-	 * The suffix of this dialect's {@code schema-} and {@code operations-} resources.
+	 * The suffix of this dialect's {@code operations-} resource.
 	 * @return the script suffix
 	 */
 	String scripts() {

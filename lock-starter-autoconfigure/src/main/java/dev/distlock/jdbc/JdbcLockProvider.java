@@ -48,9 +48,15 @@ import org.springframework.util.ClassUtils;
  * The JDBC backend, named {@code jdbc}: every {@link LockType} as rows of one table (see {@link JdbcLockSchema}) on
  * PostgreSQL, MariaDB, MySQL 8 or H2. Leases are the database's time ({@code now()}, {@code UTC_TIMESTAMP(6)},
  * {@code CURRENT_TIMESTAMP}) and every comparison happens in SQL, so clients whose clocks disagree still exclude each
- * other. Fencing tokens come from a counter in the lock's head row, which is never deleted: a release expires rows
- * instead, so tokens strictly increase per lock for the life of the table. Only the owner token can extend or
- * release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the statement that acquires.
+ * other. Fencing tokens come from one database sequence per table ({@code <table>_fence}), drawn by each grant while
+ * it holds the lock's head row, so they strictly increase per lock even across the deletion of its rows. Only the
+ * owner token can extend or release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the
+ * statement that acquires.
+ * <p>
+ * <b>Residue.</b> A release expires its row rather than deleting it (on InnoDB, deletes racing inserts of the same
+ * key deadlock); a background sweep deletes released and expired rows every
+ * {@linkplain Builder#cleanupInterval(Duration) cleanup interval}, in small batches that skip locked rows, so a
+ * released lock leaves no row behind for longer than about that interval. {@link #sweptRows()} counts them.
  * <p>
  * <b>Own connections.</b> Every operation borrows a connection straight from the {@link DataSource} (never through
  * {@code DataSourceUtils}, which would join a Spring-managed transaction), runs in its own short transaction or in
@@ -78,6 +84,12 @@ public final class JdbcLockProvider implements LockProvider {
 
 	/** Default time a FAIR waiter keeps its place in the queue without trying again. */
 	public static final Duration DEFAULT_FAIR_WAITER_TIMEOUT = Duration.ofSeconds(5);
+
+	/** Default time between two sweeps of released and expired rows. */
+	public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofSeconds(30);
+
+	/** Default number of rows one sweep transaction deletes at most. */
+	public static final int DEFAULT_CLEANUP_BATCH_SIZE = 500;
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
@@ -117,6 +129,8 @@ public final class JdbcLockProvider implements LockProvider {
 
 	private final LongAdder contended = new LongAdder();
 
+	private final LockTableSweeper sweeper;
+
 	private JdbcLockProvider(Builder builder) {
 		this.dataSource = lockingDataSource(builder.dataSource);
 		this.tableName = JdbcLockSchema.validateTableName(builder.tableName);
@@ -126,9 +140,18 @@ public final class JdbcLockProvider implements LockProvider {
 		this.clock = builder.clock;
 		this.notifier = (this.dialect == JdbcDialect.POSTGRESQL && builder.notifications)
 				? new PostgresNotifier(listenerConnections(builder), channel(this.tableName)) : null;
+		if (builder.cleanupInterval.isNegative()) {
+			throw new LockConfigurationException("cleanupInterval must not be negative, was " + builder.cleanupInterval);
+		}
+		if (builder.cleanupBatchSize < 1) {
+			throw new LockConfigurationException("cleanupBatchSize must be positive, was " + builder.cleanupBatchSize);
+		}
+		this.sweeper = new LockTableSweeper(this.dataSource, this.statements, this.tableName, builder.cleanupInterval,
+				builder.cleanupBatchSize);
 		if (builder.checkTable) {
 			checkTable();
 		}
+		this.sweeper.start();
 	}
 
 	/**
@@ -240,6 +263,25 @@ public final class JdbcLockProvider implements LockProvider {
 		return this.contended.sum();
 	}
 
+	/**
+	 * Rows of released and expired locks this provider's sweeps have deleted so far, for a meter (a Micrometer
+	 * {@code FunctionCounter} over this method, for instance).
+	 * @return the number of rows deleted
+	 */
+	public long sweptRows() {
+		return this.sweeper.sweptRows();
+	}
+
+	/**
+	 * Deletes the rows of released and expired locks now, in batches, as the background sweep does every cleanup
+	 * interval; for operators and tests.
+	 * @return the number of rows deleted
+	 * @throws SQLException if the database failed
+	 */
+	public int sweep() throws SQLException {
+		return this.sweeper.sweep();
+	}
+
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
 		PostgresNotifier current = this.notifier;
@@ -282,6 +324,7 @@ public final class JdbcLockProvider implements LockProvider {
 
 	@Override
 	public void close() {
+		this.sweeper.close();
 		if (this.notifier != null) {
 			this.notifier.close();
 		}
@@ -590,19 +633,20 @@ public final class JdbcLockProvider implements LockProvider {
 	}
 
 	private void checkTable() {
-		String sql = "SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM " + this.tableName
-				+ " WHERE 1 = 0";
-		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement statement = connection.prepareStatement(sql);
-				ResultSet ignored = statement.executeQuery()) {
-			// the table exists with the expected columns
+		try (Connection connection = this.dataSource.getConnection()) {
+			for (Statement check : this.statements.get("check").statements()) {
+				try (PreparedStatement statement = connection.prepareStatement(check.sql());
+						ResultSet ignored = statement.executeQuery()) {
+					// the table has the expected columns, and its sequence exists
+				}
+			}
 		}
 		catch (SQLException ex) {
-			throw new LockConfigurationException("distlock's lock table " + this.tableName + " is missing or has "
-					+ "other columns (" + ex.getMessage() + "). Create it with " + JdbcLockSchema.resourcePath(
-							"schema", this.dialect)
-					+ " from the distlock jar, or let Spring Boot do it with distlock.jdbc.initialize-schema=always",
-					ex);
+			throw new LockConfigurationException("distlock's lock table " + this.tableName + " or its sequence "
+					+ JdbcLockSchema.sequenceName(this.tableName) + " is missing or has other columns ("
+					+ ex.getMessage() + "). Create or upgrade them with " + JdbcLockSchema.schemaPath(this.dialect)
+					+ " from the distlock jar (docs/jdbc.md), or let Spring Boot do it with "
+					+ "distlock.jdbc.initialize-schema=always", ex);
 		}
 	}
 
@@ -744,6 +788,10 @@ public final class JdbcLockProvider implements LockProvider {
 
 		private boolean checkTable = true;
 
+		private Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
+
+		private int cleanupBatchSize = DEFAULT_CLEANUP_BATCH_SIZE;
+
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
 		}
@@ -818,6 +866,29 @@ public final class JdbcLockProvider implements LockProvider {
 		 */
 		public Builder checkTable(boolean checkTable) {
 			this.checkTable = checkTable;
+			return this;
+		}
+
+		/**
+		 * How often released and expired rows are deleted (default 30 seconds): a released lock's row stays at most
+		 * about this long. {@link Duration#ZERO} turns the background sweep off (for a table swept by a job of your
+		 * own, or while instances of an earlier snapshot, which cannot handle deleted rows, still use the table).
+		 * @param cleanupInterval the interval
+		 * @return this builder
+		 */
+		public Builder cleanupInterval(Duration cleanupInterval) {
+			this.cleanupInterval = Objects.requireNonNull(cleanupInterval, "cleanupInterval");
+			return this;
+		}
+
+		/**
+		 * How many rows one sweep transaction deletes at most (default 500); a run deletes batches until one comes
+		 * back short.
+		 * @param cleanupBatchSize the batch size
+		 * @return this builder
+		 */
+		public Builder cleanupBatchSize(int cleanupBatchSize) {
+			this.cleanupBatchSize = cleanupBatchSize;
 			return this;
 		}
 

@@ -10,6 +10,8 @@
 -- of the lock is seen as it is: rows are added only under that lock.
 -- The last statement of an acquire section returns (token, wait_ms): the fencing token if granted, else null, and
 -- the time left on the shortest lease that blocks, if known.
+-- Every grant draws its token from the table's sequence (distlock_lock_fence) while it holds the lock's head row, so
+-- tokens rise per lock even after the sweep deleted its rows. A head row inserted only to be locked has fence 0.
 
 -- name: lock-head
 INSERT INTO distlock_lock (lock_key, lock_kind, slot, lease_until, fence)
@@ -38,14 +40,17 @@ SELECT
 		WHERE lock_key = :key AND lock_kind = :kind AND hold_mode <> 'T' AND lease_until > now()) AS wait_ms;
 
 -- name: acquire-mutex
--- One statement: take the head row if it is new, expired or released, bumping the fence.
+-- One statement: take the head row if it is new, expired or released. A takeover draws its token once it holds the
+-- row; an insert draws it before the conflict check, which only a grant, release and sweep of the same key all
+-- completing within that instant could overtake.
 WITH previous AS (
 	SELECT lease_until FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 ), granted AS (
 	INSERT INTO distlock_lock AS l (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence)
-	VALUES (:key, :kind, 0, :owner, 'X', now() + :lease * INTERVAL '1 microsecond', 1)
+	VALUES (:key, :kind, 0, :owner, 'X', now() + :lease * INTERVAL '1 microsecond', nextval('distlock_lock_fence'))
 	ON CONFLICT (lock_key, lock_kind, slot) DO UPDATE
-		SET owner = EXCLUDED.owner, hold_mode = 'X', lease_until = EXCLUDED.lease_until, fence = l.fence + 1
+		SET owner = EXCLUDED.owner, hold_mode = 'X', lease_until = EXCLUDED.lease_until,
+			fence = nextval('distlock_lock_fence')
 		WHERE l.lease_until <= now()
 	RETURNING fence
 )
@@ -56,7 +61,8 @@ SELECT (SELECT fence FROM granted) AS token,
 @lock-head
 @drop-expired
 UPDATE distlock_lock
-SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond', fence = fence + 1
+SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond',
+	fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock r
 		WHERE r.lock_key = :key AND r.lock_kind = :kind AND r.slot <> 0
@@ -67,7 +73,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 @lock-head
 @drop-expired
 -- no live writer: count this reader on the head row (the writer's lease there stays expired)
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = fence + 1
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now();
 @add-holder
 @result
@@ -75,7 +81,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 -- name: acquire-semaphore
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = fence + 1
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 	AND (SELECT COUNT(*) FROM distlock_lock h
 		WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot <> 0
@@ -101,7 +107,8 @@ WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND COALESCE(q.mi
 	AND (h.lease_until > now() OR COALESCE(q.waiting, 0) > 0);
 -- grant when free and no live ticket is ahead of this waiter's
 UPDATE distlock_lock
-SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond', fence = fence + 1
+SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond',
+	fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock q
 		WHERE q.lock_key = :key AND q.lock_kind = :kind AND q.slot <> 0
@@ -142,3 +149,15 @@ SELECT pg_notify(:channel, :payload) FROM (SELECT 1 FROM abandoned LIMIT 1) a;
 
 -- name: now
 SELECT now();
+
+-- name: check
+-- The table with its columns, and its sequence (see docs/jdbc.md for the upgrade of a table without one).
+SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM distlock_lock WHERE 1 = 0;
+SELECT last_value FROM distlock_lock_fence WHERE 1 = 0;
+
+-- name: sweep-select
+-- A batch of released or expired rows, skipping those another transaction holds: the sweep never waits.
+SELECT lock_key, lock_kind, slot FROM distlock_lock WHERE lease_until <= now() LIMIT :batch FOR UPDATE SKIP LOCKED;
+
+-- name: sweep-delete
+DELETE FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot;
