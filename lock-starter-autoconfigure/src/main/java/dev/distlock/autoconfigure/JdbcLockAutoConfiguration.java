@@ -47,6 +47,7 @@ public final class JdbcLockAutoConfiguration {
 			.notifications(properties.isNotifications())
 			.cleanupInterval(properties.getCleanupInterval())
 			.cleanupBatchSize(properties.getCleanupBatchSize())
+			.minLockWait(properties.getMinLockWait())
 			.build();
 	}
 

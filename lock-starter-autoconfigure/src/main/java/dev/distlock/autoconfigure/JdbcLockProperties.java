@@ -50,6 +50,12 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	 */
 	private int cleanupBatchSize = 500;
 
+	/**
+	 * Shortest time a statement of an acquire attempt may wait for a row another transaction holds, used when less of
+	 * the caller's wait is left (a try-once). Statements never wait longer than that or the caller's remaining wait.
+	 */
+	private Duration minLockWait = Duration.ofMillis(200);
+
 	@Override
 	public String getDefaultSchemaLocation() {
 		return "classpath:dev/distlock/jdbc/schema-@@platform@@.sql";
@@ -93,6 +99,14 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 
 	public void setCleanupBatchSize(int cleanupBatchSize) {
 		this.cleanupBatchSize = cleanupBatchSize;
+	}
+
+	public Duration getMinLockWait() {
+		return this.minLockWait;
+	}
+
+	public void setMinLockWait(Duration minLockWait) {
+		this.minLockWait = minLockWait;
 	}
 
 	public boolean isNotifications() {

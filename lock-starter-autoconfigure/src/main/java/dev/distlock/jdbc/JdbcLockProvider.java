@@ -35,6 +35,7 @@ import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.LockWaiter;
 import dev.distlock.core.ReleaseSubscription;
 import dev.distlock.jdbc.LockStatements.Operation;
 import dev.distlock.jdbc.LockStatements.Statement;
@@ -91,6 +92,9 @@ public final class JdbcLockProvider implements LockProvider {
 	/** Default number of rows one sweep transaction deletes at most. */
 	public static final int DEFAULT_CLEANUP_BATCH_SIZE = 500;
 
+	/** Default shortest time a statement of an acquire attempt may wait for a row lock. */
+	public static final Duration DEFAULT_MIN_LOCK_WAIT = Duration.ofMillis(200);
+
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -123,6 +127,8 @@ public final class JdbcLockProvider implements LockProvider {
 
 	private final Duration fairWaiterTimeout;
 
+	private final Duration minLockWait;
+
 	private final Clock clock;
 
 	private final @Nullable PostgresNotifier notifier;
@@ -137,6 +143,7 @@ public final class JdbcLockProvider implements LockProvider {
 		this.dialect = JdbcDialect.of(this.dataSource, builder.platform);
 		this.statements = LockStatements.load(this.dialect, this.tableName);
 		this.fairWaiterTimeout = positive(builder.fairWaiterTimeout, "fairWaiterTimeout");
+		this.minLockWait = positive(builder.minLockWait, "minLockWait");
 		this.clock = builder.clock;
 		this.notifier = (this.dialect == JdbcDialect.POSTGRESQL && builder.notifications)
 				? new PostgresNotifier(listenerConnections(builder), channel(this.tableName)) : null;
@@ -209,18 +216,38 @@ public final class JdbcLockProvider implements LockProvider {
 		}
 	}
 
+	/**
+	 * Runs the core's wait loop with every statement of every attempt bounded by the time left until the waiter's
+	 * deadline (at least the {@linkplain Builder#minLockWait(Duration) minimum lock wait}), so that a client stalled
+	 * in a transaction holding the lock's rows delays this acquisition by no more than its wait.
+	 */
+	@Override
+	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+		return waiter.await(new DeadlineBoundAttempts(new LockWaitBudget(waiter.deadlineNanos(), this.minLockWait)),
+				attempt);
+	}
+
+	/**
+	 * One attempt; its statements may wait for row locks for the {@linkplain Builder#minLockWait(Duration) minimum
+	 * lock wait} only, since no deadline is known.
+	 */
 	@Override
 	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+		return tryAcquire(attempt, new LockWaitBudget(System.nanoTime(), this.minLockWait));
+	}
+
+	private Acquisition tryAcquire(LockAttempt attempt, LockWaitBudget budget) throws Exception {
 		Target target = target(attempt);
 		Operation operation = this.statements.get(acquireOperation(attempt.type()));
 		Map<String, Object> parameters = target.parameters(attempt.owner());
 		parameters.put("lease", micros(attempt.lease()));
 		parameters.put("wait", micros(this.fairWaiterTimeout));
 		parameters.put("permits", attempt.permits());
+		parameters.put("lockTimeout", String.valueOf(budget.remainingMillis()));
 		Result result;
 		Connection connection = this.dataSource.getConnection();
 		try (connection) {
-			result = run(connection, operation, parameters);
+			result = run(connection, operation, parameters, budget);
 		}
 		catch (SQLException ex) {
 			if (isContention(ex)) {
@@ -297,7 +324,7 @@ public final class JdbcLockProvider implements LockProvider {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
 		parameters.put("lease", micros(lease));
-		return retryOnBrokenConnection(this.statements.get("renew"), parameters).updateCount() > 0;
+		return retryOnBrokenConnection(this.statements.get("renew"), parameters, null).updateCount() > 0;
 	}
 
 	@Override
@@ -305,7 +332,7 @@ public final class JdbcLockProvider implements LockProvider {
 		JdbcHeldLock held = (JdbcHeldLock) lock;
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
-		retryOnBrokenConnection(this.statements.get("release"), parameters);
+		retryOnBrokenConnection(this.statements.get("release"), parameters, null);
 	}
 
 	@Override
@@ -319,7 +346,9 @@ public final class JdbcLockProvider implements LockProvider {
 	}
 
 	private void abandonOrThrow(Target target, String owner) throws SQLException {
-		retryOnBrokenConnection(this.statements.get("abandon"), target.parameters(owner));
+		// part of a failed acquisition: a stalled transaction on the lock's rows must not hold it up either
+		retryOnBrokenConnection(this.statements.get("abandon"), target.parameters(owner),
+				new LockWaitBudget(System.nanoTime(), this.minLockWait));
 	}
 
 	@Override
@@ -337,10 +366,11 @@ public final class JdbcLockProvider implements LockProvider {
 
 	// ---------------------------------------------------------------- running statements
 
-	private Result retryOnBrokenConnection(Operation operation, Map<String, Object> parameters) throws SQLException {
+	private Result retryOnBrokenConnection(Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
 		for (int attempt = 1;; attempt++) {
 			try (Connection connection = this.dataSource.getConnection()) {
-				return run(connection, operation, parameters);
+				return run(connection, operation, parameters, budget);
 			}
 			catch (SQLException ex) {
 				// idempotent operations only: a pool may hand out connections whose session was killed
@@ -352,8 +382,19 @@ public final class JdbcLockProvider implements LockProvider {
 		}
 	}
 
-	private Result run(Connection connection, Operation operation, Map<String, Object> parameters)
-			throws SQLException {
+	private Result run(Connection connection, Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
+		long previous = (budget != null) ? this.dialect.beginBounded(connection, budget.remainingMillis()) : -1;
+		try {
+			return runBounded(connection, operation, parameters, budget);
+		}
+		finally {
+			this.dialect.endBounded(connection, previous);
+		}
+	}
+
+	private Result runBounded(Connection connection, Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
 		List<Statement> statements = operation.statements();
 		if (this.dialect.batched() || statements.size() == 1) {
 			Statement statement = this.dialect.batched() ? operation.joined() : statements.get(0);
@@ -362,8 +403,8 @@ public final class JdbcLockProvider implements LockProvider {
 				connection.setAutoCommit(true);
 			}
 			try {
-				return operation.generatedKey() ? runForKey(connection, statement, parameters)
-						: runOne(connection, statement, parameters);
+				return operation.generatedKey() ? runForKey(connection, statement, parameters, budget)
+						: runOne(connection, statement, parameters, budget);
 			}
 			finally {
 				if (!autoCommit) {
@@ -378,7 +419,7 @@ public final class JdbcLockProvider implements LockProvider {
 		try {
 			Result result = Result.NONE;
 			for (Statement statement : statements) {
-				result = runOne(connection, statement, parameters);
+				result = runOne(connection, statement, parameters, budget);
 			}
 			connection.commit();
 			return result;
@@ -399,9 +440,20 @@ public final class JdbcLockProvider implements LockProvider {
 		}
 	}
 
-	private static Result runOne(Connection connection, Statement statement, Map<String, Object> parameters)
-			throws SQLException {
-		try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+	private PreparedStatement prepare(Connection connection, Statement statement, @Nullable LockWaitBudget budget,
+			boolean generatedKey) throws SQLException {
+		long millis = (budget != null) ? budget.remainingMillis() : 0;
+		String sql = this.dialect.bounded(statement.sql(), millis);
+		PreparedStatement prepared = generatedKey
+				? connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)
+				: connection.prepareStatement(sql);
+		this.dialect.bound(prepared, millis);
+		return prepared;
+	}
+
+	private Result runOne(Connection connection, Statement statement, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
+		try (PreparedStatement prepared = prepare(connection, statement, budget, false)) {
 			bind(prepared, statement, parameters);
 			Result result = Result.NONE;
 			int updates = 0;
@@ -426,10 +478,9 @@ public final class JdbcLockProvider implements LockProvider {
 		}
 	}
 
-	private static Result runForKey(Connection connection, Statement statement, Map<String, Object> parameters)
-			throws SQLException {
-		try (PreparedStatement prepared = connection.prepareStatement(statement.sql(),
-				java.sql.Statement.RETURN_GENERATED_KEYS)) {
+	private Result runForKey(Connection connection, Statement statement, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
+		try (PreparedStatement prepared = prepare(connection, statement, budget, true)) {
 			bind(prepared, statement, parameters);
 			int count = prepared.executeUpdate();
 			try (ResultSet keys = prepared.getGeneratedKeys()) {
@@ -502,7 +553,7 @@ public final class JdbcLockProvider implements LockProvider {
 				String state = (sql.getSQLState() != null) ? sql.getSQLState() : "";
 				int code = sql.getErrorCode();
 				if (state.equals("40001") || state.equals("40P01") || state.equals("23505") || state.equals("55P03")
-						|| state.equals("HYT00") || state.equals("90131")
+						|| state.equals("HYT00") || state.equals("90131") || state.equals("70100") || state.equals("57014")
 						|| (state.equals("23000") && code == 1062) || code == 1213 || code == 1205) {
 					return true;
 				}
@@ -675,6 +726,50 @@ public final class JdbcLockProvider implements LockProvider {
 		return this.dataSource::getConnection;
 	}
 
+	/**
+	 * This provider's attempts under one acquisition's deadline: what the core's wait loop drives while
+	 * {@link #acquire(LockAttempt, LockWaiter)} runs.
+	 */
+	private final class DeadlineBoundAttempts implements LockProvider {
+
+		private final LockWaitBudget budget;
+
+		DeadlineBoundAttempts(LockWaitBudget budget) {
+			this.budget = budget;
+		}
+
+		@Override
+		public String name() {
+			return JdbcLockProvider.this.name();
+		}
+
+		@Override
+		public Set<LockType> supportedTypes() {
+			return TYPES;
+		}
+
+		@Override
+		public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
+			return JdbcLockProvider.this.tryAcquire(attempt, this.budget);
+		}
+
+		@Override
+		public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
+			return JdbcLockProvider.this.subscribe(attempt, listener);
+		}
+
+		@Override
+		public boolean renew(HeldLock lock, Duration lease) throws Exception {
+			return JdbcLockProvider.this.renew(lock, lease);
+		}
+
+		@Override
+		public void release(HeldLock lock) throws Exception {
+			JdbcLockProvider.this.release(lock);
+		}
+
+	}
+
 	/** Where a lock's rows are, and how its release notifications are addressed. */
 	record Target(String storedKey, String kind, String channel) {
 
@@ -792,6 +887,8 @@ public final class JdbcLockProvider implements LockProvider {
 
 		private int cleanupBatchSize = DEFAULT_CLEANUP_BATCH_SIZE;
 
+		private Duration minLockWait = DEFAULT_MIN_LOCK_WAIT;
+
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
 		}
@@ -889,6 +986,20 @@ public final class JdbcLockProvider implements LockProvider {
 		 */
 		public Builder cleanupBatchSize(int cleanupBatchSize) {
 			this.cleanupBatchSize = cleanupBatchSize;
+			return this;
+		}
+
+		/**
+		 * The shortest time a statement of an acquire attempt may wait for a row lock another transaction holds
+		 * (default 200 ms). Statements may wait until the acquisition's deadline, but at least this long, so a
+		 * try-once still waits out another attempt's short transaction. Set on PostgreSQL as {@code lock_timeout},
+		 * on MariaDB as {@code max_statement_time}, on H2 as {@code LOCK_TIMEOUT}, each for the attempt only; MySQL
+		 * gets a JDBC query timeout in whole seconds.
+		 * @param minLockWait the minimum lock wait
+		 * @return this builder
+		 */
+		public Builder minLockWait(Duration minLockWait) {
+			this.minLockWait = minLockWait;
 			return this;
 		}
 

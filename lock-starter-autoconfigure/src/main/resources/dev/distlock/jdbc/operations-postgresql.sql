@@ -2,7 +2,8 @@
 --
 -- Format: "-- name: x" starts section x; a line "@y" includes section y; statements end with ";" at the end of a
 -- line; lines starting with "--" are comments. distlock_lock stands for the configured table name. Everything else
--- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, and :lease / :wait in microseconds.
+-- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, :lease / :wait in microseconds, and
+-- :lockTimeout, the attempt's remaining wait in milliseconds.
 --
 -- The statements of one section are sent in one round trip and run in one implicit transaction (the extended
 -- query protocol commits at the final Sync), so now(), the start of that transaction, is the same in all of them.
@@ -12,6 +13,10 @@
 -- the time left on the shortest lease that blocks, if known.
 -- Every grant draws its token from the table's sequence (distlock_lock_fence) while it holds the lock's head row, so
 -- tokens rise per lock even after the sweep deleted its rows. A head row inserted only to be locked has fence 0.
+
+-- name: bound
+-- Bounds every lock wait of this transaction by the attempt's remaining wait (milliseconds, as text).
+SELECT set_config('lock_timeout', :lockTimeout, true);
 
 -- name: lock-head
 INSERT INTO distlock_lock (lock_key, lock_kind, slot, lease_until, fence)
@@ -43,6 +48,7 @@ SELECT
 -- One statement: take the head row if it is new, expired or released. A takeover draws its token once it holds the
 -- row; an insert draws it before the conflict check, which only a grant, release and sweep of the same key all
 -- completing within that instant could overtake.
+@bound
 WITH previous AS (
 	SELECT lease_until FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 ), granted AS (
@@ -58,6 +64,7 @@ SELECT (SELECT fence FROM granted) AS token,
 	(SELECT CEIL(EXTRACT(EPOCH FROM lease_until - now()) * 1000) FROM previous) AS wait_ms;
 
 -- name: acquire-write
+@bound
 @lock-head
 @drop-expired
 UPDATE distlock_lock
@@ -70,6 +77,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 @result
 
 -- name: acquire-read
+@bound
 @lock-head
 @drop-expired
 -- no live writer: count this reader on the head row (the writer's lease there stays expired)
@@ -79,6 +87,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 @result
 
 -- name: acquire-semaphore
+@bound
 @lock-head
 @drop-expired
 UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = nextval('distlock_lock_fence')
@@ -90,6 +99,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 @result
 
 -- name: acquire-fair
+@bound
 @lock-head
 @drop-expired
 -- keep this waiter's place in the queue
