@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
@@ -43,6 +45,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -137,6 +141,9 @@ public final class JdbcLockProvider implements LockProvider {
 
 	private final LockTableSweeper sweeper;
 
+	/** Attempts known to hold nothing, whose {@link #abandon} is a no-op; weak, in case the core never abandons. */
+	private final Set<LockAttempt> settled = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
 	private JdbcLockProvider(Builder builder) {
 		this.dataSource = lockingDataSource(builder.dataSource);
 		this.tableName = JdbcLockSchema.validateTableName(builder.tableName);
@@ -223,8 +230,22 @@ public final class JdbcLockProvider implements LockProvider {
 	 */
 	@Override
 	public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-		return waiter.await(new DeadlineBoundAttempts(new LockWaitBudget(waiter.deadlineNanos(), this.minLockWait)),
-				attempt);
+		BoundedAcquisition acquisition = new BoundedAcquisition(
+				new LockWaitBudget(waiter.deadlineNanos(), this.minLockWait));
+		HeldLock held;
+		try {
+			held = waiter.await(acquisition, attempt);
+		}
+		catch (Exception ex) {
+			if (acquisition.holdsNothing(attempt.type())) {
+				this.settled.add(attempt);
+			}
+			throw ex;
+		}
+		if (held == null && acquisition.holdsNothing(attempt.type())) {
+			this.settled.add(attempt);
+		}
+		return held;
 	}
 
 	/**
@@ -233,10 +254,11 @@ public final class JdbcLockProvider implements LockProvider {
 	 */
 	@Override
 	public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-		return tryAcquire(attempt, new LockWaitBudget(System.nanoTime(), this.minLockWait));
+		return tryAcquire(attempt, new BoundedAcquisition(new LockWaitBudget(System.nanoTime(), this.minLockWait)));
 	}
 
-	private Acquisition tryAcquire(LockAttempt attempt, LockWaitBudget budget) throws Exception {
+	private Acquisition tryAcquire(LockAttempt attempt, BoundedAcquisition acquisition) throws Exception {
+		LockWaitBudget budget = acquisition.budget;
 		Target target = target(attempt);
 		Operation operation = this.statements.get(acquireOperation(attempt.type()));
 		Map<String, Object> parameters = target.parameters(attempt.owner());
@@ -245,7 +267,9 @@ public final class JdbcLockProvider implements LockProvider {
 		parameters.put("permits", attempt.permits());
 		parameters.put("lockTimeout", String.valueOf(budget.remainingMillis()));
 		Result result;
-		Connection connection = this.dataSource.getConnection();
+		// nothing was sent when this fails, so there is nothing to clean up, and no point in trying again
+		Connection connection = connection(operation);
+		acquisition.reachedDatabase = true;
 		try (connection) {
 			result = run(connection, operation, parameters, budget);
 		}
@@ -263,7 +287,13 @@ public final class JdbcLockProvider implements LockProvider {
 				try {
 					abandonOrThrow(target, attempt.owner());
 				}
-				catch (SQLException cleanup) {
+				catch (CannotGetJdbcConnectionException cleanup) {
+					// the database is gone: the rows, if any, expire with their lease; no point in trying again
+					ex.addSuppressed(cleanup);
+					throw ex;
+				}
+				catch (SQLException | RuntimeException cleanup) {
+					acquisition.unresolved = true;
 					ex.addSuppressed(cleanup);
 					throw ex;
 				}
@@ -335,12 +365,20 @@ public final class JdbcLockProvider implements LockProvider {
 		retryOnBrokenConnection(this.statements.get("release"), parameters, null);
 	}
 
+	/**
+	 * Cleans up after an attempt the core gave up on, unless this provider knows it holds nothing: a busy outcome
+	 * holds nothing except a FAIR ticket, and an attempt that never reached the database (no connection to be had)
+	 * left nothing there; trying to clean it up would wait for the pool a second time.
+	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
+		if (this.settled.remove(attempt)) {
+			return;
+		}
 		try {
 			abandonOrThrow(target(attempt), attempt.owner());
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (SQLException | DataAccessException ex) {
 			logger.debug("Could not clean up after " + attempt + "; its rows expire with their lease", ex);
 		}
 	}
@@ -369,16 +407,27 @@ public final class JdbcLockProvider implements LockProvider {
 	private Result retryOnBrokenConnection(Operation operation, Map<String, Object> parameters,
 			@Nullable LockWaitBudget budget) throws SQLException {
 		for (int attempt = 1;; attempt++) {
-			try (Connection connection = this.dataSource.getConnection()) {
+			try (Connection connection = connection(operation)) {
 				return run(connection, operation, parameters, budget);
 			}
 			catch (SQLException ex) {
-				// idempotent operations only: a pool may hand out connections whose session was killed
+				// idempotent operations only: a pool may hand out connections whose session was killed; a pool
+				// that has no connection to give (connection() threw) is not asked again
 				if (attempt >= CONNECTION_ATTEMPTS || !isBrokenConnection(ex)) {
 					throw ex;
 				}
 				logger.debug("Retrying " + operation.name() + " on another connection", ex);
 			}
+		}
+	}
+
+	private Connection connection(Operation operation) {
+		try {
+			return this.dataSource.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new CannotGetJdbcConnectionException("No connection for distlock's " + operation.name() + " on "
+					+ this.tableName + ": " + ex.getMessage(), ex);
 		}
 	}
 
@@ -727,15 +776,29 @@ public final class JdbcLockProvider implements LockProvider {
 	}
 
 	/**
-	 * This provider's attempts under one acquisition's deadline: what the core's wait loop drives while
-	 * {@link #acquire(LockAttempt, LockWaiter)} runs.
+	 * This provider's attempts under one acquisition's deadline, and what they left in the database: what the core's
+	 * wait loop drives while {@link #acquire(LockAttempt, LockWaiter)} runs.
 	 */
-	private final class DeadlineBoundAttempts implements LockProvider {
+	private final class BoundedAcquisition implements LockProvider {
 
 		private final LockWaitBudget budget;
 
-		DeadlineBoundAttempts(LockWaitBudget budget) {
+		/** Whether any attempt got a connection, so may have left a FAIR ticket. */
+		boolean reachedDatabase;
+
+		/** Whether an attempt's outcome is unknown and its cleanup failed while the database answered. */
+		boolean unresolved;
+
+		BoundedAcquisition(LockWaitBudget budget) {
 			this.budget = budget;
+		}
+
+		/**
+		 * Whether nothing can be held or queued under the owner once the wait loop ended without a lock: busy
+		 * attempts and failed ones roll back, except for a FAIR waiter's ticket and an outcome left unknown.
+		 */
+		boolean holdsNothing(LockType type) {
+			return !this.unresolved && !(type == LockType.FAIR && this.reachedDatabase);
 		}
 
 		@Override
@@ -750,7 +813,7 @@ public final class JdbcLockProvider implements LockProvider {
 
 		@Override
 		public Acquisition tryAcquire(LockAttempt attempt) throws Exception {
-			return JdbcLockProvider.this.tryAcquire(attempt, this.budget);
+			return JdbcLockProvider.this.tryAcquire(attempt, this);
 		}
 
 		@Override
