@@ -45,6 +45,9 @@ public final class JdbcLockAutoConfiguration {
 			.platform(properties.getPlatform())
 			.fairWaiterTimeout(properties.getFairWaiterTimeout())
 			.notifications(properties.isNotifications())
+			.cleanupInterval(properties.getCleanupInterval())
+			.cleanupBatchSize(properties.getCleanupBatchSize())
+			.minLockWait(properties.getMinLockWait())
 			.build();
 	}
 

@@ -39,6 +39,23 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	 */
 	private boolean notifications = true;
 
+	/**
+	 * How often released and expired lock rows are deleted; a released lock's row stays at most about this long.
+	 * 0 turns the background sweep off.
+	 */
+	private Duration cleanupInterval = Duration.ofSeconds(30);
+
+	/**
+	 * Most rows one sweep transaction deletes; a sweep deletes batches until one comes back short.
+	 */
+	private int cleanupBatchSize = 500;
+
+	/**
+	 * Shortest time a statement of an acquire attempt may wait for a row another transaction holds, used when less of
+	 * the caller's wait is left (a try-once). Statements never wait longer than that or the caller's remaining wait.
+	 */
+	private Duration minLockWait = Duration.ofMillis(200);
+
 	@Override
 	public String getDefaultSchemaLocation() {
 		return "classpath:dev/distlock/jdbc/schema-@@platform@@.sql";
@@ -66,6 +83,30 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 
 	public void setFairWaiterTimeout(Duration fairWaiterTimeout) {
 		this.fairWaiterTimeout = fairWaiterTimeout;
+	}
+
+	public Duration getCleanupInterval() {
+		return this.cleanupInterval;
+	}
+
+	public void setCleanupInterval(Duration cleanupInterval) {
+		this.cleanupInterval = cleanupInterval;
+	}
+
+	public int getCleanupBatchSize() {
+		return this.cleanupBatchSize;
+	}
+
+	public void setCleanupBatchSize(int cleanupBatchSize) {
+		this.cleanupBatchSize = cleanupBatchSize;
+	}
+
+	public Duration getMinLockWait() {
+		return this.minLockWait;
+	}
+
+	public void setMinLockWait(Duration minLockWait) {
+		this.minLockWait = minLockWait;
 	}
 
 	public boolean isNotifications() {

@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The databases the JDBC backend speaks, each with its statements ({@code operations-<scripts>.sql}) and table
- * ({@code schema-<scripts>.sql}). MySQL uses MariaDB's files: they are written to the common subset.
+ * ({@code schema-<platform>.sql}). MySQL uses MariaDB's statements, written to the common subset, with the
+ * database time in place of the sequence it lacks.
  */
 enum JdbcDialect {
 
@@ -23,6 +24,10 @@ enum JdbcDialect {
 	MYSQL("mysql", "mariadb", false),
 
 	H2("h2", "h2", false);
+
+	/** What MySQL draws a fencing token from: the database time in microseconds. */
+	private static final String MYSQL_TOKEN = "CAST(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', "
+			+ "UTC_TIMESTAMP(6)) AS SIGNED)";
 
 	private final String platform;
 
@@ -37,6 +42,84 @@ enum JdbcDialect {
 	}
 
 	/**
+	 * The SQL to run for a statement bounded by a lock wait: MariaDB bounds each statement with
+	 * {@code SET STATEMENT max_statement_time} (sub-second, and it interrupts InnoDB row lock waits).
+	 * @param sql the statement
+	 * @param millis the most the statement may wait, or {@code 0} for no bound
+	 * @return the SQL to prepare
+	 */
+	String bounded(String sql, long millis) {
+		if (this != MARIADB || millis <= 0) {
+			return sql;
+		}
+		return "SET STATEMENT max_statement_time=" + (millis / 1000) + "." + String.format("%03d", millis % 1000)
+				+ " FOR " + sql;
+	}
+
+	/**
+	 * Bounds a prepared statement where the SQL cannot: MySQL, whose {@code innodb_lock_wait_timeout} is not
+	 * settable per statement, gets a JDBC query timeout (whole seconds, at least 1).
+	 * @param statement the statement
+	 * @param millis the most the statement may wait, or {@code 0} for no bound
+	 * @throws SQLException if the driver refused
+	 */
+	void bound(java.sql.Statement statement, long millis) throws SQLException {
+		if (this == MYSQL && millis > 0) {
+			statement.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, (millis + 999) / 1000));
+		}
+	}
+
+	/**
+	 * Sets a session's lock wait before an attempt where neither of the above exists: H2's {@code LOCK_TIMEOUT}.
+	 * PostgreSQL's statements set {@code lock_timeout} themselves, for their transaction only.
+	 * @param connection the connection
+	 * @param millis the most a statement may wait for a lock
+	 * @return what {@link #endBounded} restores, or {@code -1} if nothing was changed
+	 * @throws SQLException if the database failed
+	 */
+	long beginBounded(Connection connection, long millis) throws SQLException {
+		if (this != H2) {
+			return -1;
+		}
+		try (java.sql.Statement statement = connection.createStatement()) {
+			long previous;
+			try (java.sql.ResultSet result = statement.executeQuery("CALL LOCK_TIMEOUT()")) {
+				result.next();
+				previous = result.getLong(1);
+			}
+			statement.execute("SET LOCK_TIMEOUT " + millis);
+			return previous;
+		}
+	}
+
+	/**
+	 * Restores what {@link #beginBounded} changed, so the pooled connection goes back as it came.
+	 * @param connection the connection
+	 * @param previous the value {@link #beginBounded} returned
+	 * @throws SQLException if the database failed
+	 */
+	void endBounded(Connection connection, long previous) throws SQLException {
+		if (previous >= 0) {
+			try (java.sql.Statement statement = connection.createStatement()) {
+				statement.execute("SET LOCK_TIMEOUT " + previous);
+			}
+		}
+	}
+
+	/**
+	 * Adapts the rendered statements of {@link #scripts()} to this database.
+	 * @param statements the statements, table name in place
+	 * @param tableName the table name
+	 * @return the statements to run
+	 */
+	String adapt(String statements, String tableName) {
+		if (this != MYSQL) {
+			return statements;
+		}
+		return statements.replace("NEXTVAL(" + JdbcLockSchema.sequenceName(tableName) + ")", MYSQL_TOKEN);
+	}
+
+	/**
 	 * The name users give in {@code distlock.jdbc.platform}.
 	 * @return the platform name
 	 */
@@ -45,7 +128,7 @@ enum JdbcDialect {
 	}
 
 	/**
-	 * The suffix of this dialect's {@code schema-} and {@code operations-} resources.
+	 * The suffix of this dialect's {@code operations-} resource.
 	 * @return the script suffix
 	 */
 	String scripts() {

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
@@ -35,6 +37,7 @@ import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.LockWaiter;
 import dev.distlock.core.ReleaseSubscription;
 import dev.distlock.jdbc.LockStatements.Operation;
 import dev.distlock.jdbc.LockStatements.Statement;
@@ -42,15 +45,23 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.util.ClassUtils;
 
 /**
  * The JDBC backend, named {@code jdbc}: every {@link LockType} as rows of one table (see {@link JdbcLockSchema}) on
  * PostgreSQL, MariaDB, MySQL 8 or H2. Leases are the database's time ({@code now()}, {@code UTC_TIMESTAMP(6)},
  * {@code CURRENT_TIMESTAMP}) and every comparison happens in SQL, so clients whose clocks disagree still exclude each
- * other. Fencing tokens come from a counter in the lock's head row, which is never deleted: a release expires rows
- * instead, so tokens strictly increase per lock for the life of the table. Only the owner token can extend or
- * release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the statement that acquires.
+ * other. Fencing tokens come from one database sequence per table ({@code <table>_fence}), drawn by each grant while
+ * it holds the lock's head row, so they strictly increase per lock even across the deletion of its rows. Only the
+ * owner token can extend or release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the
+ * statement that acquires.
+ * <p>
+ * <b>Residue.</b> A release expires its row rather than deleting it (on InnoDB, deletes racing inserts of the same
+ * key deadlock); a background sweep deletes released and expired rows every
+ * {@linkplain Builder#cleanupInterval(Duration) cleanup interval}, in small batches that skip locked rows, so a
+ * released lock leaves no row behind for longer than about that interval. {@link #sweptRows()} counts them.
  * <p>
  * <b>Own connections.</b> Every operation borrows a connection straight from the {@link DataSource} (never through
  * {@code DataSourceUtils}, which would join a Spring-managed transaction), runs in its own short transaction or in
@@ -78,6 +89,15 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 
 	/** Default time a FAIR waiter keeps its place in the queue without trying again. */
 	public static final Duration DEFAULT_FAIR_WAITER_TIMEOUT = Duration.ofSeconds(5);
+
+	/** Default time between two sweeps of released and expired rows. */
+	public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofSeconds(30);
+
+	/** Default number of rows one sweep transaction deletes at most. */
+	public static final int DEFAULT_CLEANUP_BATCH_SIZE = 500;
+
+	/** Default shortest time a statement of an acquire attempt may wait for a row lock. */
+	public static final Duration DEFAULT_MIN_LOCK_WAIT = Duration.ofMillis(200);
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
@@ -111,11 +131,18 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 
 	private final Duration fairWaiterTimeout;
 
+	private final Duration minLockWait;
+
 	private final Clock clock;
 
 	private final @Nullable PostgresNotifier notifier;
 
 	private final LongAdder contended = new LongAdder();
+
+	private final LockTableSweeper sweeper;
+
+	/** Attempts known to hold nothing, whose {@link #abandon} is a no-op; weak, in case the core never abandons. */
+	private final Set<LockAttempt> settled = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
 	private JdbcLockProvider(Builder builder) {
 		this.dataSource = lockingDataSource(builder.dataSource);
@@ -123,12 +150,22 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		this.dialect = JdbcDialect.of(this.dataSource, builder.platform);
 		this.statements = LockStatements.load(this.dialect, this.tableName);
 		this.fairWaiterTimeout = positive(builder.fairWaiterTimeout, "fairWaiterTimeout");
+		this.minLockWait = positive(builder.minLockWait, "minLockWait");
 		this.clock = builder.clock;
 		this.notifier = (this.dialect == JdbcDialect.POSTGRESQL && builder.notifications)
 				? new PostgresNotifier(listenerConnections(builder), channel(this.tableName)) : null;
+		if (builder.cleanupInterval.isNegative()) {
+			throw new LockConfigurationException("cleanupInterval must not be negative, was " + builder.cleanupInterval);
+		}
+		if (builder.cleanupBatchSize < 1) {
+			throw new LockConfigurationException("cleanupBatchSize must be positive, was " + builder.cleanupBatchSize);
+		}
+		this.sweeper = new LockTableSweeper(this.dataSource, this.statements, this.tableName, builder.cleanupInterval,
+				builder.cleanupBatchSize);
 		if (builder.checkTable) {
 			checkTable();
 		}
+		this.sweeper.start();
 	}
 
 	/**
@@ -186,18 +223,55 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		}
 	}
 
+	/**
+	 * Runs the core's wait loop with every statement of every attempt bounded by the time left until the waiter's
+	 * deadline (at least the {@linkplain Builder#minLockWait(Duration) minimum lock wait}), so that a client stalled
+	 * in a transaction holding the lock's rows delays this acquisition by no more than its wait.
+	 */
+	@Override
+	public @Nullable JdbcHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
+		BoundedAcquisition acquisition = new BoundedAcquisition(
+				new LockWaitBudget(waiter.deadlineNanos(), this.minLockWait));
+		JdbcHeldLock held;
+		try {
+			held = waiter.await(acquisition, attempt);
+		}
+		catch (Exception ex) {
+			if (acquisition.holdsNothing(attempt.type())) {
+				this.settled.add(attempt);
+			}
+			throw ex;
+		}
+		if (held == null && acquisition.holdsNothing(attempt.type())) {
+			this.settled.add(attempt);
+		}
+		return held;
+	}
+
+	/**
+	 * One attempt; its statements may wait for row locks for the {@linkplain Builder#minLockWait(Duration) minimum
+	 * lock wait} only, since no deadline is known.
+	 */
 	@Override
 	public Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+		return tryAcquire(attempt, new BoundedAcquisition(new LockWaitBudget(System.nanoTime(), this.minLockWait)));
+	}
+
+	private Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt, BoundedAcquisition acquisition) throws Exception {
+		LockWaitBudget budget = acquisition.budget;
 		Target target = target(attempt);
 		Operation operation = this.statements.get(acquireOperation(attempt.type()));
 		Map<String, Object> parameters = target.parameters(attempt.owner());
 		parameters.put("lease", micros(attempt.lease()));
 		parameters.put("wait", micros(this.fairWaiterTimeout));
 		parameters.put("permits", attempt.permits());
+		parameters.put("lockTimeout", String.valueOf(budget.remainingMillis()));
 		Result result;
-		Connection connection = this.dataSource.getConnection();
+		// nothing was sent when this fails, so there is nothing to clean up, and no point in trying again
+		Connection connection = connection(operation);
+		acquisition.reachedDatabase = true;
 		try (connection) {
-			result = run(connection, operation, parameters);
+			result = run(connection, operation, parameters, budget);
 		}
 		catch (SQLException ex) {
 			if (isContention(ex)) {
@@ -213,7 +287,13 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 				try {
 					abandonOrThrow(target, attempt.owner());
 				}
-				catch (SQLException cleanup) {
+				catch (CannotGetJdbcConnectionException cleanup) {
+					// the database is gone: the rows, if any, expire with their lease; no point in trying again
+					ex.addSuppressed(cleanup);
+					throw ex;
+				}
+				catch (SQLException | RuntimeException cleanup) {
+					acquisition.unresolved = true;
 					ex.addSuppressed(cleanup);
 					throw ex;
 				}
@@ -240,6 +320,25 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		return this.contended.sum();
 	}
 
+	/**
+	 * Rows of released and expired locks this provider's sweeps have deleted so far, for a meter (a Micrometer
+	 * {@code FunctionCounter} over this method, for instance).
+	 * @return the number of rows deleted
+	 */
+	public long sweptRows() {
+		return this.sweeper.sweptRows();
+	}
+
+	/**
+	 * Deletes the rows of released and expired locks now, in batches, as the background sweep does every cleanup
+	 * interval; for operators and tests.
+	 * @return the number of rows deleted
+	 * @throws SQLException if the database failed
+	 */
+	public int sweep() throws SQLException {
+		return this.sweeper.sweep();
+	}
+
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
 		PostgresNotifier current = this.notifier;
@@ -254,32 +353,43 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
 		parameters.put("lease", micros(lease));
-		return retryOnBrokenConnection(this.statements.get("renew"), parameters).updateCount() > 0;
+		return retryOnBrokenConnection(this.statements.get("renew"), parameters, null).updateCount() > 0;
 	}
 
 	@Override
 	public void release(JdbcHeldLock held) throws Exception {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
-		retryOnBrokenConnection(this.statements.get("release"), parameters);
+		retryOnBrokenConnection(this.statements.get("release"), parameters, null);
 	}
 
+	/**
+	 * Cleans up after an attempt the core gave up on, unless this provider knows it holds nothing: a busy outcome
+	 * holds nothing except a FAIR ticket, and an attempt that never reached the database (no connection to be had)
+	 * left nothing there; trying to clean it up would wait for the pool a second time.
+	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
+		if (this.settled.remove(attempt)) {
+			return;
+		}
 		try {
 			abandonOrThrow(target(attempt), attempt.owner());
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (SQLException | DataAccessException ex) {
 			logger.debug("Could not clean up after " + attempt + "; its rows expire with their lease", ex);
 		}
 	}
 
 	private void abandonOrThrow(Target target, String owner) throws SQLException {
-		retryOnBrokenConnection(this.statements.get("abandon"), target.parameters(owner));
+		// part of a failed acquisition: a stalled transaction on the lock's rows must not hold it up either
+		retryOnBrokenConnection(this.statements.get("abandon"), target.parameters(owner),
+				new LockWaitBudget(System.nanoTime(), this.minLockWait));
 	}
 
 	@Override
 	public void close() {
+		this.sweeper.close();
 		if (this.notifier != null) {
 			this.notifier.close();
 		}
@@ -292,13 +402,15 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 
 	// ---------------------------------------------------------------- running statements
 
-	private Result retryOnBrokenConnection(Operation operation, Map<String, Object> parameters) throws SQLException {
+	private Result retryOnBrokenConnection(Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
 		for (int attempt = 1;; attempt++) {
-			try (Connection connection = this.dataSource.getConnection()) {
-				return run(connection, operation, parameters);
+			try (Connection connection = connection(operation)) {
+				return run(connection, operation, parameters, budget);
 			}
 			catch (SQLException ex) {
-				// idempotent operations only: a pool may hand out connections whose session was killed
+				// idempotent operations only: a pool may hand out connections whose session was killed; a pool
+				// that has no connection to give (connection() threw) is not asked again
 				if (attempt >= CONNECTION_ATTEMPTS || !isBrokenConnection(ex)) {
 					throw ex;
 				}
@@ -307,8 +419,29 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		}
 	}
 
-	private Result run(Connection connection, Operation operation, Map<String, Object> parameters)
-			throws SQLException {
+	private Connection connection(Operation operation) {
+		try {
+			return this.dataSource.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new CannotGetJdbcConnectionException("No connection for distlock's " + operation.name() + " on "
+					+ this.tableName + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private Result run(Connection connection, Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
+		long previous = (budget != null) ? this.dialect.beginBounded(connection, budget.remainingMillis()) : -1;
+		try {
+			return runBounded(connection, operation, parameters, budget);
+		}
+		finally {
+			this.dialect.endBounded(connection, previous);
+		}
+	}
+
+	private Result runBounded(Connection connection, Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
 		List<Statement> statements = operation.statements();
 		if (this.dialect.batched() || statements.size() == 1) {
 			Statement statement = this.dialect.batched() ? operation.joined() : statements.get(0);
@@ -317,8 +450,8 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 				connection.setAutoCommit(true);
 			}
 			try {
-				return operation.generatedKey() ? runForKey(connection, statement, parameters)
-						: runOne(connection, statement, parameters);
+				return operation.generatedKey() ? runForKey(connection, statement, parameters, budget)
+						: runOne(connection, statement, parameters, budget);
 			}
 			finally {
 				if (!autoCommit) {
@@ -333,7 +466,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		try {
 			Result result = Result.NONE;
 			for (Statement statement : statements) {
-				result = runOne(connection, statement, parameters);
+				result = runOne(connection, statement, parameters, budget);
 			}
 			connection.commit();
 			return result;
@@ -354,9 +487,20 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		}
 	}
 
-	private static Result runOne(Connection connection, Statement statement, Map<String, Object> parameters)
-			throws SQLException {
-		try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+	private PreparedStatement prepare(Connection connection, Statement statement, @Nullable LockWaitBudget budget,
+			boolean generatedKey) throws SQLException {
+		long millis = (budget != null) ? budget.remainingMillis() : 0;
+		String sql = this.dialect.bounded(statement.sql(), millis);
+		PreparedStatement prepared = generatedKey
+				? connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)
+				: connection.prepareStatement(sql);
+		this.dialect.bound(prepared, millis);
+		return prepared;
+	}
+
+	private Result runOne(Connection connection, Statement statement, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
+		try (PreparedStatement prepared = prepare(connection, statement, budget, false)) {
 			bind(prepared, statement, parameters);
 			Result result = Result.NONE;
 			int updates = 0;
@@ -381,10 +525,9 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		}
 	}
 
-	private static Result runForKey(Connection connection, Statement statement, Map<String, Object> parameters)
-			throws SQLException {
-		try (PreparedStatement prepared = connection.prepareStatement(statement.sql(),
-				java.sql.Statement.RETURN_GENERATED_KEYS)) {
+	private Result runForKey(Connection connection, Statement statement, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget) throws SQLException {
+		try (PreparedStatement prepared = prepare(connection, statement, budget, true)) {
 			bind(prepared, statement, parameters);
 			int count = prepared.executeUpdate();
 			try (ResultSet keys = prepared.getGeneratedKeys()) {
@@ -457,7 +600,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 				String state = (sql.getSQLState() != null) ? sql.getSQLState() : "";
 				int code = sql.getErrorCode();
 				if (state.equals("40001") || state.equals("40P01") || state.equals("23505") || state.equals("55P03")
-						|| state.equals("HYT00") || state.equals("90131")
+						|| state.equals("HYT00") || state.equals("90131") || state.equals("70100") || state.equals("57014")
 						|| (state.equals("23000") && code == 1062) || code == 1213 || code == 1205) {
 					return true;
 				}
@@ -588,19 +731,20 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 	}
 
 	private void checkTable() {
-		String sql = "SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM " + this.tableName
-				+ " WHERE 1 = 0";
-		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement statement = connection.prepareStatement(sql);
-				ResultSet ignored = statement.executeQuery()) {
-			// the table exists with the expected columns
+		try (Connection connection = this.dataSource.getConnection()) {
+			for (Statement check : this.statements.get("check").statements()) {
+				try (PreparedStatement statement = connection.prepareStatement(check.sql());
+						ResultSet ignored = statement.executeQuery()) {
+					// the table has the expected columns, and its sequence exists
+				}
+			}
 		}
 		catch (SQLException ex) {
-			throw new LockConfigurationException("distlock's lock table " + this.tableName + " is missing or has "
-					+ "other columns (" + ex.getMessage() + "). Create it with " + JdbcLockSchema.resourcePath(
-							"schema", this.dialect)
-					+ " from the distlock jar, or let Spring Boot do it with distlock.jdbc.initialize-schema=always",
-					ex);
+			throw new LockConfigurationException("distlock's lock table " + this.tableName + " or its sequence "
+					+ JdbcLockSchema.sequenceName(this.tableName) + " is missing or has other columns ("
+					+ ex.getMessage() + "). Create or upgrade them with " + JdbcLockSchema.schemaPath(this.dialect)
+					+ " from the distlock jar (docs/jdbc.md), or let Spring Boot do it with "
+					+ "distlock.jdbc.initialize-schema=always", ex);
 		}
 	}
 
@@ -627,6 +771,64 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		}
 		// not a pool we can look into: hold one of its connections for as long as the provider lives
 		return this.dataSource::getConnection;
+	}
+
+	/**
+	 * This provider's attempts under one acquisition's deadline, and what they left in the database: what the core's
+	 * wait loop drives while {@link #acquire(LockAttempt, LockWaiter)} runs.
+	 */
+	private final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
+
+		private final LockWaitBudget budget;
+
+		/** Whether any attempt got a connection, so may have left a FAIR ticket. */
+		boolean reachedDatabase;
+
+		/** Whether an attempt's outcome is unknown and its cleanup failed while the database answered. */
+		boolean unresolved;
+
+		BoundedAcquisition(LockWaitBudget budget) {
+			this.budget = budget;
+		}
+
+		/**
+		 * Whether nothing can be held or queued under the owner once the wait loop ended without a lock: busy
+		 * attempts and failed ones roll back, except for a FAIR waiter's ticket and an outcome left unknown.
+		 */
+		boolean holdsNothing(LockType type) {
+			return !this.unresolved && !(type == LockType.FAIR && this.reachedDatabase);
+		}
+
+		@Override
+		public String name() {
+			return JdbcLockProvider.this.name();
+		}
+
+		@Override
+		public Set<LockType> supportedTypes() {
+			return TYPES;
+		}
+
+		@Override
+		public Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+			return JdbcLockProvider.this.tryAcquire(attempt, this);
+		}
+
+		@Override
+		public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
+			return JdbcLockProvider.this.subscribe(attempt, listener);
+		}
+
+		@Override
+		public boolean renew(JdbcHeldLock lock, Duration lease) throws Exception {
+			return JdbcLockProvider.this.renew(lock, lease);
+		}
+
+		@Override
+		public void release(JdbcHeldLock lock) throws Exception {
+			JdbcLockProvider.this.release(lock);
+		}
+
 	}
 
 	/** Where a lock's rows are, and how its release notifications are addressed. */
@@ -742,6 +944,12 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 
 		private boolean checkTable = true;
 
+		private Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
+
+		private int cleanupBatchSize = DEFAULT_CLEANUP_BATCH_SIZE;
+
+		private Duration minLockWait = DEFAULT_MIN_LOCK_WAIT;
+
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
 		}
@@ -816,6 +1024,43 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcLockProvi
 		 */
 		public Builder checkTable(boolean checkTable) {
 			this.checkTable = checkTable;
+			return this;
+		}
+
+		/**
+		 * How often released and expired rows are deleted (default 30 seconds): a released lock's row stays at most
+		 * about this long. {@link Duration#ZERO} turns the background sweep off (for a table swept by a job of your
+		 * own, or while instances of an earlier snapshot, which cannot handle deleted rows, still use the table).
+		 * @param cleanupInterval the interval
+		 * @return this builder
+		 */
+		public Builder cleanupInterval(Duration cleanupInterval) {
+			this.cleanupInterval = Objects.requireNonNull(cleanupInterval, "cleanupInterval");
+			return this;
+		}
+
+		/**
+		 * How many rows one sweep transaction deletes at most (default 500); a run deletes batches until one comes
+		 * back short.
+		 * @param cleanupBatchSize the batch size
+		 * @return this builder
+		 */
+		public Builder cleanupBatchSize(int cleanupBatchSize) {
+			this.cleanupBatchSize = cleanupBatchSize;
+			return this;
+		}
+
+		/**
+		 * The shortest time a statement of an acquire attempt may wait for a row lock another transaction holds
+		 * (default 200 ms). Statements may wait until the acquisition's deadline, but at least this long, so a
+		 * try-once still waits out another attempt's short transaction. Set on PostgreSQL as {@code lock_timeout},
+		 * on MariaDB as {@code max_statement_time}, on H2 as {@code LOCK_TIMEOUT}, each for the attempt only; MySQL
+		 * gets a JDBC query timeout in whole seconds.
+		 * @param minLockWait the minimum lock wait
+		 * @return this builder
+		 */
+		public Builder minLockWait(Duration minLockWait) {
+			this.minLockWait = minLockWait;
 			return this;
 		}
 

@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The lock table of the JDBC backend: its name rules and its creation scripts, one per database
  * ({@code schema-postgresql.sql}, {@code schema-mariadb.sql} for MariaDB and MySQL, {@code schema-h2.sql}, beside
- * this class). The scripts name the table {@value #DEFAULT_TABLE_NAME}; {@link #render(String, String)} puts in
- * another name. The table name is the only SQL text distlock does not bind, so it must match
- * {@code [A-Za-z_][A-Za-z0-9_]*}, optionally schema-qualified, at most 63 characters per part.
+ * this class). The scripts name the table {@value #DEFAULT_TABLE_NAME} and its fencing sequence
+ * {@code distlock_lock_fence}; {@link #render(String, String)} puts in another name (and {@code <name>_fence}). The
+ * table name is the only SQL text distlock does not bind, so it must match {@code [A-Za-z_][A-Za-z0-9_]*}, optionally
+ * schema-qualified, at most 57 characters (63 for the schema), so that the sequence name fits every database.
  *
  * @since 0.1.0
  */
@@ -29,11 +30,14 @@ public final class JdbcLockSchema {
 	/** The table name in the scripts and the default of {@code distlock.jdbc.table-name}. */
 	public static final String DEFAULT_TABLE_NAME = "distlock_lock";
 
+	/** Suffix of the table's fencing sequence. */
+	private static final String SEQUENCE_SUFFIX = "_fence";
+
 	private static final Pattern TABLE_NAME = Pattern
-		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+		.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,56}");
 
 	private static final Pattern DEFAULT_NAME_IN_SCRIPT = Pattern
-		.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME + "(?![A-Za-z0-9_])");
+		.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME + "(" + SEQUENCE_SUFFIX + ")?(?![A-Za-z0-9_])");
 
 	private JdbcLockSchema() {
 	}
@@ -48,9 +52,18 @@ public final class JdbcLockSchema {
 		if (tableName == null || !TABLE_NAME.matcher(tableName).matches()) {
 			throw new LockConfigurationException("distlock.jdbc.table-name '" + tableName + "' is not a valid table "
 					+ "name: use letters, digits and underscores, not starting with a digit, optionally qualified by "
-					+ "a schema (schema.table), at most 63 characters per part");
+					+ "a schema (schema.table), at most 57 characters for the table and 63 for the schema");
 		}
 		return tableName;
+	}
+
+	/**
+	 * The fencing sequence of a table: its name followed by {@code _fence}, in the same schema.
+	 * @param tableName the validated table name
+	 * @return the sequence name
+	 */
+	public static String sequenceName(String tableName) {
+		return tableName + SEQUENCE_SUFFIX;
 	}
 
 	/**
@@ -60,18 +73,20 @@ public final class JdbcLockSchema {
 	 * @return the location, e.g. {@code classpath:dev/distlock/jdbc/schema-postgresql.sql}
 	 */
 	public static String scriptLocation(DataSource dataSource, @Nullable String platform) {
-		return "classpath:" + resourcePath("schema", JdbcDialect.of(dataSource, platform));
+		return "classpath:" + schemaPath(JdbcDialect.of(dataSource, platform));
 	}
 
 	/**
-	 * Replaces the default table name in a script with another.
+	 * Replaces the default table name in a script with another, and the default sequence name with that table's.
 	 * @param script a script naming the table {@value #DEFAULT_TABLE_NAME}
 	 * @param tableName the table name to use
 	 * @return the script for that table
 	 */
 	public static String render(String script, String tableName) {
 		validateTableName(tableName);
-		return DEFAULT_NAME_IN_SCRIPT.matcher(script).replaceAll(Matcher.quoteReplacement(tableName));
+		return DEFAULT_NAME_IN_SCRIPT.matcher(script)
+			.replaceAll((match) -> Matcher
+				.quoteReplacement((match.group(1) != null) ? sequenceName(tableName) : tableName));
 	}
 
 	/**
@@ -85,7 +100,7 @@ public final class JdbcLockSchema {
 	public static void create(DataSource dataSource, String tableName, @Nullable String platform)
 			throws SQLException {
 		JdbcDialect dialect = JdbcDialect.of(dataSource, platform);
-		String script = render(load(resourcePath("schema", dialect)), tableName);
+		String script = render(load(schemaPath(dialect)), tableName);
 		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
 			for (String sql : LockStatements.split(script)) {
 				statement.execute(sql);
@@ -96,8 +111,8 @@ public final class JdbcLockSchema {
 		}
 	}
 
-	static String resourcePath(String kind, JdbcDialect dialect) {
-		return "dev/distlock/jdbc/" + kind + "-" + dialect.scripts() + ".sql";
+	static String schemaPath(JdbcDialect dialect) {
+		return "dev/distlock/jdbc/schema-" + dialect.platform() + ".sql";
 	}
 
 	static String load(String resourcePath) {

@@ -20,7 +20,7 @@ final class LockStatements {
 	}
 
 	static LockStatements load(JdbcDialect dialect, String tableName) {
-		String text = JdbcLockSchema.render(JdbcLockSchema.load(JdbcLockSchema.resourcePath("operations", dialect)),
+		String text = dialect.adapt(JdbcLockSchema.render(JdbcLockSchema.load(operationsPath(dialect)), tableName),
 				tableName);
 		Map<String, List<String>> sections = new HashMap<>();
 		Map<String, Boolean> generatedKey = new HashMap<>();
@@ -46,6 +46,10 @@ final class LockStatements {
 			operations.put(name, new Operation(name, List.copyOf(statements), generatedKey.get(name)));
 		}
 		return new LockStatements(Map.copyOf(operations));
+	}
+
+	static String operationsPath(JdbcDialect dialect) {
+		return "dev/distlock/jdbc/operations-" + dialect.scripts() + ".sql";
 	}
 
 	Operation get(String name) {

@@ -7,7 +7,8 @@
 -- A section of several statements runs in one transaction; CURRENT_TIMESTAMP is the database's time. Its first
 -- statements lock the lock's head row, and rows of a lock are added only under that lock. The last statement of an
 -- acquire section returns (token, wait_ms): the fencing token if granted, else null, and the time left on the
--- shortest blocking lease.
+-- shortest blocking lease. Every grant draws its token from the table's sequence (distlock_lock_fence) while it
+-- holds the lock's head row, so tokens rise per lock even after the sweep deleted its rows.
 
 -- name: lock-head
 MERGE INTO distlock_lock AS l
@@ -41,7 +42,7 @@ SELECT
 @lock-head
 UPDATE distlock_lock
 SET owner = :owner, hold_mode = 'X', lease_until = DATEADD(MICROSECOND, CAST(:lease AS BIGINT), CURRENT_TIMESTAMP),
-	fence = fence + 1
+	fence = NEXT VALUE FOR distlock_lock_fence
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURRENT_TIMESTAMP;
 @result
 
@@ -50,7 +51,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURR
 @drop-expired
 UPDATE distlock_lock
 SET owner = :owner, hold_mode = 'X', lease_until = DATEADD(MICROSECOND, CAST(:lease AS BIGINT), CURRENT_TIMESTAMP),
-	fence = fence + 1
+	fence = NEXT VALUE FOR distlock_lock_fence
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURRENT_TIMESTAMP
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock r
 		WHERE r.lock_key = :key AND r.lock_kind = :kind AND r.slot <> 0
@@ -60,7 +61,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURR
 -- name: acquire-read
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = fence + 1
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = NEXT VALUE FOR distlock_lock_fence
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURRENT_TIMESTAMP;
 @add-holder
 @result
@@ -68,7 +69,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURR
 -- name: acquire-semaphore
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = fence + 1
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = NEXT VALUE FOR distlock_lock_fence
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 	AND (SELECT COUNT(*) FROM distlock_lock h
 		WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot <> 0
@@ -93,7 +94,7 @@ WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND COALESCE(q.mi
 	AND (h.lease_until > CURRENT_TIMESTAMP OR COALESCE(q.waiting, 0) > 0);
 UPDATE distlock_lock
 SET owner = :owner, hold_mode = 'X', lease_until = DATEADD(MICROSECOND, CAST(:lease AS BIGINT), CURRENT_TIMESTAMP),
-	fence = fence + 1
+	fence = NEXT VALUE FOR distlock_lock_fence
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= CURRENT_TIMESTAMP
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock q
 		WHERE q.lock_key = :key AND q.lock_kind = :kind AND q.slot <> 0
@@ -123,3 +124,14 @@ WHERE lock_key = :key AND lock_kind = :kind AND owner = :owner
 
 -- name: now
 SELECT CURRENT_TIMESTAMP;
+
+-- name: check
+SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM distlock_lock WHERE 1 = 0;
+SELECT NEXT VALUE FOR distlock_lock_fence;
+
+-- name: sweep-select
+SELECT lock_key, lock_kind, slot FROM distlock_lock WHERE lease_until <= CURRENT_TIMESTAMP LIMIT :batch
+FOR UPDATE SKIP LOCKED;
+
+-- name: sweep-delete
+DELETE FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot;

@@ -10,6 +10,11 @@
 -- lock are added only under that lock. Subqueries on the updated table go through a derived table with an aggregate,
 -- which MySQL materialises (it refuses a direct one, error 1093). The last statement of an acquire section returns
 -- (token, wait_ms): the fencing token if granted, else null, and the time left on the shortest blocking lease.
+--
+-- Every grant draws its token from the table's sequence (distlock_lock_fence) while it holds the lock's head row, so
+-- tokens rise per lock even after the sweep deleted its rows. MySQL has no sequences: there NEXTVAL(...) is replaced
+-- by the database time in microseconds, and GREATEST(fence + 1, ...) keeps tokens rising within one microsecond (on
+-- MariaDB the sequence is always ahead of every fence, so GREATEST picks it).
 
 -- name: lock-head
 INSERT INTO distlock_lock (lock_key, lock_kind, slot, lease_until, fence)
@@ -37,11 +42,15 @@ SELECT
 -- name: acquire-mutex generated-key
 -- One statement: insert the head row, or take it over if expired or released. Assignments run left to right and
 -- see earlier ones, so lease_until is assigned last. LAST_INSERT_ID(x) puts the token into the OK packet (read as
--- the generated key): 1 for a new row, the bumped fence for a takeover, 0 (no key) when still held.
+-- the generated key): a new token for a new row or a takeover, 0 (no key) when still held. A takeover draws its
+-- token once it holds the row; an insert draws it before the duplicate check, which only a grant, release and sweep
+-- of the same key all completing within that instant could overtake.
 INSERT INTO distlock_lock (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence)
-VALUES (:key, :kind, 0, :owner, 'X', DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :lease MICROSECOND), LAST_INSERT_ID(1))
+VALUES (:key, :kind, 0, :owner, 'X', DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :lease MICROSECOND),
+	LAST_INSERT_ID(NEXTVAL(distlock_lock_fence)))
 ON DUPLICATE KEY UPDATE
-	fence = IF(lease_until <= UTC_TIMESTAMP(6), LAST_INSERT_ID(fence + 1), fence + LAST_INSERT_ID(0)),
+	fence = IF(lease_until <= UTC_TIMESTAMP(6), LAST_INSERT_ID(GREATEST(fence + 1, NEXTVAL(distlock_lock_fence))),
+		fence + LAST_INSERT_ID(0)),
 	owner = IF(lease_until <= UTC_TIMESTAMP(6), :owner, owner),
 	hold_mode = IF(lease_until <= UTC_TIMESTAMP(6), 'X', hold_mode),
 	lease_until = IF(lease_until <= UTC_TIMESTAMP(6), DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :lease MICROSECOND),
@@ -51,7 +60,7 @@ ON DUPLICATE KEY UPDATE
 @lock-head
 @drop-expired
 UPDATE distlock_lock
-SET owner = :owner, hold_mode = 'X', fence = fence + 1,
+SET owner = :owner, hold_mode = 'X', fence = GREATEST(fence + 1, NEXTVAL(distlock_lock_fence)),
 	lease_until = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :lease MICROSECOND)
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= UTC_TIMESTAMP(6)
 	AND (SELECT n FROM (SELECT COUNT(*) AS n FROM distlock_lock
@@ -62,7 +71,8 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= UTC_
 -- name: acquire-read
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = fence + 1
+UPDATE distlock_lock
+SET owner = :owner, hold_mode = 'R', fence = GREATEST(fence + 1, NEXTVAL(distlock_lock_fence))
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= UTC_TIMESTAMP(6);
 @add-holder
 @result
@@ -70,7 +80,8 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= UTC_
 -- name: acquire-semaphore
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = fence + 1
+UPDATE distlock_lock
+SET owner = :owner, hold_mode = 'S', fence = GREATEST(fence + 1, NEXTVAL(distlock_lock_fence))
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 	AND (SELECT n FROM (SELECT COUNT(*) AS n FROM distlock_lock
 		WHERE lock_key = :key AND lock_kind = :kind AND slot <> 0
@@ -93,7 +104,7 @@ FROM (SELECT MAX(slot) AS last,
 WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND COALESCE(q.mine, 0) = 0
 	AND (h.lease_until > UTC_TIMESTAMP(6) OR COALESCE(q.waiting, 0) > 0);
 UPDATE distlock_lock
-SET owner = :owner, hold_mode = 'X', fence = fence + 1,
+SET owner = :owner, hold_mode = 'X', fence = GREATEST(fence + 1, NEXTVAL(distlock_lock_fence)),
 	lease_until = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :lease MICROSECOND)
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= UTC_TIMESTAMP(6)
 	AND (SELECT n FROM (SELECT COUNT(*) AS n FROM distlock_lock q
@@ -124,3 +135,15 @@ WHERE lock_key = :key AND lock_kind = :kind AND owner = :owner
 
 -- name: now
 SELECT UTC_TIMESTAMP(6);
+
+-- name: check
+SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM distlock_lock WHERE 1 = 0;
+SELECT NEXTVAL(distlock_lock_fence);
+
+-- name: sweep-select
+-- Run in READ COMMITTED: rows that do not match are unlocked at once, and no gap is locked.
+SELECT lock_key, lock_kind, slot FROM distlock_lock WHERE lease_until <= UTC_TIMESTAMP(6) LIMIT :batch
+FOR UPDATE SKIP LOCKED;
+
+-- name: sweep-delete
+DELETE FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot;

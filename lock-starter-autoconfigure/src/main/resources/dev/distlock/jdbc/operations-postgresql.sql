@@ -2,7 +2,8 @@
 --
 -- Format: "-- name: x" starts section x; a line "@y" includes section y; statements end with ";" at the end of a
 -- line; lines starting with "--" are comments. distlock_lock stands for the configured table name. Everything else
--- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, and :lease / :wait in microseconds.
+-- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, :lease / :wait in microseconds, and
+-- :lockTimeout, the attempt's remaining wait in milliseconds.
 --
 -- The statements of one section are sent in one round trip and run in one implicit transaction (the extended
 -- query protocol commits at the final Sync), so now(), the start of that transaction, is the same in all of them.
@@ -10,6 +11,12 @@
 -- of the lock is seen as it is: rows are added only under that lock.
 -- The last statement of an acquire section returns (token, wait_ms): the fencing token if granted, else null, and
 -- the time left on the shortest lease that blocks, if known.
+-- Every grant draws its token from the table's sequence (distlock_lock_fence) while it holds the lock's head row, so
+-- tokens rise per lock even after the sweep deleted its rows. A head row inserted only to be locked has fence 0.
+
+-- name: bound
+-- Bounds every lock wait of this transaction by the attempt's remaining wait (milliseconds, as text).
+SELECT set_config('lock_timeout', :lockTimeout, true);
 
 -- name: lock-head
 INSERT INTO distlock_lock (lock_key, lock_kind, slot, lease_until, fence)
@@ -38,14 +45,18 @@ SELECT
 		WHERE lock_key = :key AND lock_kind = :kind AND hold_mode <> 'T' AND lease_until > now()) AS wait_ms;
 
 -- name: acquire-mutex
--- One statement: take the head row if it is new, expired or released, bumping the fence.
+-- One statement: take the head row if it is new, expired or released. A takeover draws its token once it holds the
+-- row; an insert draws it before the conflict check, which only a grant, release and sweep of the same key all
+-- completing within that instant could overtake.
+@bound
 WITH previous AS (
 	SELECT lease_until FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 ), granted AS (
 	INSERT INTO distlock_lock AS l (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence)
-	VALUES (:key, :kind, 0, :owner, 'X', now() + :lease * INTERVAL '1 microsecond', 1)
+	VALUES (:key, :kind, 0, :owner, 'X', now() + :lease * INTERVAL '1 microsecond', nextval('distlock_lock_fence'))
 	ON CONFLICT (lock_key, lock_kind, slot) DO UPDATE
-		SET owner = EXCLUDED.owner, hold_mode = 'X', lease_until = EXCLUDED.lease_until, fence = l.fence + 1
+		SET owner = EXCLUDED.owner, hold_mode = 'X', lease_until = EXCLUDED.lease_until,
+			fence = nextval('distlock_lock_fence')
 		WHERE l.lease_until <= now()
 	RETURNING fence
 )
@@ -53,10 +64,12 @@ SELECT (SELECT fence FROM granted) AS token,
 	(SELECT CEIL(EXTRACT(EPOCH FROM lease_until - now()) * 1000) FROM previous) AS wait_ms;
 
 -- name: acquire-write
+@bound
 @lock-head
 @drop-expired
 UPDATE distlock_lock
-SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond', fence = fence + 1
+SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond',
+	fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock r
 		WHERE r.lock_key = :key AND r.lock_kind = :kind AND r.slot <> 0
@@ -64,18 +77,20 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 @result
 
 -- name: acquire-read
+@bound
 @lock-head
 @drop-expired
 -- no live writer: count this reader on the head row (the writer's lease there stays expired)
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = fence + 1
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now();
 @add-holder
 @result
 
 -- name: acquire-semaphore
+@bound
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = fence + 1
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 	AND (SELECT COUNT(*) FROM distlock_lock h
 		WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot <> 0
@@ -84,6 +99,7 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 @result
 
 -- name: acquire-fair
+@bound
 @lock-head
 @drop-expired
 -- keep this waiter's place in the queue
@@ -101,7 +117,8 @@ WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND COALESCE(q.mi
 	AND (h.lease_until > now() OR COALESCE(q.waiting, 0) > 0);
 -- grant when free and no live ticket is ahead of this waiter's
 UPDATE distlock_lock
-SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond', fence = fence + 1
+SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond',
+	fence = nextval('distlock_lock_fence')
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock q
 		WHERE q.lock_key = :key AND q.lock_kind = :kind AND q.slot <> 0
@@ -142,3 +159,15 @@ SELECT pg_notify(:channel, :payload) FROM (SELECT 1 FROM abandoned LIMIT 1) a;
 
 -- name: now
 SELECT now();
+
+-- name: check
+-- The table with its columns, and its sequence (see docs/jdbc.md for the upgrade of a table without one).
+SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM distlock_lock WHERE 1 = 0;
+SELECT last_value FROM distlock_lock_fence WHERE 1 = 0;
+
+-- name: sweep-select
+-- A batch of released or expired rows, skipping those another transaction holds: the sweep never waits.
+SELECT lock_key, lock_kind, slot FROM distlock_lock WHERE lease_until <= now() LIMIT :batch FOR UPDATE SKIP LOCKED;
+
+-- name: sweep-delete
+DELETE FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot;

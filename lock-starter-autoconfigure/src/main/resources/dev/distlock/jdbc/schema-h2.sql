@@ -1,9 +1,11 @@
 -- The lock table of distlock's JDBC backend, H2 2.x.
--- Run as is for the default table name; for another name, replace distlock_lock.
+-- Run as is for the default table name; for another name, replace distlock_lock (also in distlock_lock_fence).
+-- Every statement is idempotent: running the script again, or on a table created before the sequence existed, upgrades it.
 --
--- Per lock (lock_key, lock_kind) one head row, slot 0, that is never deleted: it keeps the fencing counter (fence)
--- and the exclusive holder of a MUTEX, FAIR or WRITE lock. Readers, semaphore permit holders (slot = their token)
--- and FAIR waiters' tickets (slot = place in the queue) are further rows of the same lock.
+-- Per lock (lock_key, lock_kind) one head row, slot 0: the exclusive holder of a MUTEX, FAIR or WRITE lock and the
+-- token of the last grant (fence). Readers, semaphore permit holders (slot = their token) and FAIR waiters' tickets
+-- (slot = place in the queue) are further rows of the same lock. A release expires its row; the provider's sweep
+-- deletes released and expired rows in the background (distlock.jdbc.cleanup-interval).
 -- lease_until is the database's time; 1970-01-01 marks a released row.
 CREATE TABLE IF NOT EXISTS distlock_lock (
 	lock_key    VARCHAR(255) NOT NULL,
@@ -15,3 +17,10 @@ CREATE TABLE IF NOT EXISTS distlock_lock (
 	fence       BIGINT       NOT NULL,
 	PRIMARY KEY (lock_key, lock_kind, slot)
 );
+
+-- Fencing tokens: one sequence per lock table, named after it, so tokens keep rising when rows are deleted.
+CREATE SEQUENCE IF NOT EXISTS distlock_lock_fence;
+-- Upgrade of a table created without the sequence (tokens counted in the rows): restart the sequence above every token handed out, never below the
+-- value it would give next (it skips one value each time this runs).
+ALTER SEQUENCE distlock_lock_fence RESTART WITH (
+	SELECT GREATEST(COALESCE(MAX(fence), 0) + 1, NEXT VALUE FOR distlock_lock_fence) FROM distlock_lock);

@@ -77,6 +77,33 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void releasedRowsAreSweptAtTheConfiguredInterval() {
+		this.contextRunner.withPropertyValues("distlock.jdbc.cleanup-interval=100ms", "distlock.jdbc.cleanup-batch-size=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				LockTemplate template = context.getBean(LockTemplate.class);
+				for (int i = 0; i < 5; i++) {
+					template.acquire(LockRequest.of("k" + i)).release();
+				}
+				DataSource dataSource = context.getBean(DataSource.class);
+				long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+				while (countRows(dataSource, "distlock_lock") > 0 && System.nanoTime() < deadline) {
+					Thread.sleep(20);
+				}
+				assertThat(countRows(dataSource, "distlock_lock")).as("rows left after the sweeps").isZero();
+				assertThat(context.getBean(JdbcLockProvider.class).sweptRows()).isEqualTo(5);
+			});
+	}
+
+	@Test
+	void negativeCleanupIntervalFailsAtStartup() {
+		this.contextRunner.withPropertyValues("distlock.jdbc.cleanup-interval=-1s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(configurationFailure(context.getStartupFailure())).hasMessageContaining("cleanupInterval");
+		});
+	}
+
+	@Test
 	void initializeSchemaNeverCreatesNoTableAndStartupSaysWhatIsMissing() {
 		this.contextRunner.withPropertyValues("distlock.jdbc.initialize-schema=never").run((context) -> {
 			assertThat(context).hasFailed();

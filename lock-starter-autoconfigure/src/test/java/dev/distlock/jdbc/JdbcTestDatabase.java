@@ -137,10 +137,26 @@ final class JdbcTestDatabase implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Counts the rows whose key starts with a prefix, for checks of what a test left behind.
+	 */
+	int rowsWithPrefix(String prefix) throws SQLException {
+		try (Connection connection = this.dataSource.getConnection();
+				PreparedStatement count = connection
+					.prepareStatement("SELECT COUNT(*) FROM " + this.tableName + " WHERE lock_key LIKE ?")) {
+			count.setString(1, prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%");
+			try (var result = count.executeQuery()) {
+				result.next();
+				return result.getInt(1);
+			}
+		}
+	}
+
 	@Override
 	public void close() {
 		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("DROP TABLE IF EXISTS " + this.tableName);
+			statement.execute("DROP SEQUENCE IF EXISTS " + JdbcLockSchema.sequenceName(this.tableName));
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not drop " + this.tableName, ex);

@@ -156,7 +156,7 @@ class PostgresNotificationTests {
 	@Test
 	void schemaQualifiedTableWithALongNameGetsAChannelPostgresAccepts() throws Exception {
 		String schema = "dl_s_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-		String table = schema + "." + "t".repeat(63);
+		String table = schema + "." + "t".repeat(57);
 		org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
 				database.dataSource());
 		jdbc.execute("CREATE SCHEMA " + schema);

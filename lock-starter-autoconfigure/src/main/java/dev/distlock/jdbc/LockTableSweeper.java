@@ -1,0 +1,192 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import javax.sql.DataSource;
+
+import dev.distlock.jdbc.LockStatements.Statement;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Deletes the rows of released and expired locks in the background, so that a lock per business object costs
+ * nothing once released. Each run deletes batches of at most {@code batchSize} rows, one short transaction each:
+ * a locking read that skips rows other transactions hold ({@code FOR UPDATE SKIP LOCKED}, in READ COMMITTED so that
+ * InnoDB locks no gaps), then deletes of exactly those rows by primary key. The sweep therefore never waits for a
+ * lock, so it cannot deadlock with an acquire; an acquire of a key being deleted waits for that one batch only. A
+ * run stops at the first batch that comes back short, or once it has run for one interval (the next run continues).
+ * Several applications on one table each sweep; they skip each other's rows.
+ */
+final class LockTableSweeper implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(LockTableSweeper.class);
+
+	private final DataSource dataSource;
+
+	private final Statement select;
+
+	private final Statement delete;
+
+	private final Duration interval;
+
+	private final int batchSize;
+
+	private final String tableName;
+
+	private final LongAdder swept = new LongAdder();
+
+	private @Nullable ScheduledExecutorService executor;
+
+	private volatile boolean failing;
+
+	LockTableSweeper(DataSource dataSource, LockStatements statements, String tableName, Duration interval,
+			int batchSize) {
+		this.dataSource = dataSource;
+		this.select = statements.get("sweep-select").statements().get(0);
+		this.delete = statements.get("sweep-delete").statements().get(0);
+		this.tableName = tableName;
+		this.interval = interval;
+		this.batchSize = batchSize;
+	}
+
+	/**
+	 * Starts sweeping every interval, on a daemon thread of its own; a zero interval sweeps only when asked.
+	 */
+	synchronized void start() {
+		if (this.interval.isZero() || this.executor != null) {
+			return;
+		}
+		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "distlock-jdbc-sweeper-" + this.tableName);
+			thread.setDaemon(true);
+			return thread;
+		});
+		long period = this.interval.toMillis();
+		// applications started together should not sweep in step
+		long first = period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1);
+		started.scheduleWithFixedDelay(this::sweepQuietly, first, period, TimeUnit.MILLISECONDS);
+		this.executor = started;
+	}
+
+	/**
+	 * Rows deleted so far by this provider's sweeps, for a meter.
+	 * @return the number of rows
+	 */
+	long sweptRows() {
+		return this.swept.sum();
+	}
+
+	private void sweepQuietly() {
+		try {
+			sweep();
+			if (this.failing) {
+				this.failing = false;
+				logger.info("distlock's sweep of " + this.tableName + " works again");
+			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (!this.failing) {
+				this.failing = true;
+				logger.warn("distlock's sweep of " + this.tableName + " failed (" + ex.getMessage()
+						+ "); released rows stay until it works again", ex);
+			}
+			else {
+				logger.debug("distlock's sweep of " + this.tableName + " failed again", ex);
+			}
+		}
+	}
+
+	/**
+	 * One run: batches until one comes back short or the run has lasted one interval.
+	 * @return the rows deleted
+	 * @throws SQLException if the database failed
+	 */
+	int sweep() throws SQLException {
+		long start = System.nanoTime();
+		long budget = this.interval.isZero() ? Long.MAX_VALUE : this.interval.toNanos();
+		int total = 0;
+		int batches = 0;
+		try (Connection connection = this.dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			int isolation = connection.getTransactionIsolation();
+			connection.setAutoCommit(false);
+			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+			try {
+				int deleted;
+				do {
+					deleted = sweepBatch(connection);
+					total += deleted;
+					batches++;
+				}
+				while (deleted == this.batchSize && System.nanoTime() - start < budget);
+			}
+			finally {
+				connection.setTransactionIsolation(isolation);
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		if (logger.isDebugEnabled() && total > 0) {
+			logger.debug("Swept " + total + " rows from " + this.tableName + " in " + batches + " batches, "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+		}
+		return total;
+	}
+
+	private int sweepBatch(Connection connection) throws SQLException {
+		try {
+			List<Object[]> rows = new ArrayList<>();
+			try (PreparedStatement select = connection.prepareStatement(this.select.sql())) {
+				select.setInt(1, this.batchSize);
+				try (ResultSet result = select.executeQuery()) {
+					while (result.next()) {
+						rows.add(new Object[] { result.getObject(1), result.getObject(2), result.getObject(3) });
+					}
+				}
+			}
+			if (!rows.isEmpty()) {
+				try (PreparedStatement delete = connection.prepareStatement(this.delete.sql())) {
+					for (Object[] row : rows) {
+						for (int i = 0; i < row.length; i++) {
+							delete.setObject(i + 1, row[i]);
+						}
+						delete.addBatch();
+					}
+					delete.executeBatch();
+				}
+			}
+			connection.commit();
+			this.swept.add(rows.size());
+			return rows.size();
+		}
+		catch (SQLException | RuntimeException ex) {
+			try {
+				connection.rollback();
+			}
+			catch (SQLException rollback) {
+				ex.addSuppressed(rollback);
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.executor != null) {
+			this.executor.shutdownNow();
+			this.executor = null;
+		}
+	}
+
+}
