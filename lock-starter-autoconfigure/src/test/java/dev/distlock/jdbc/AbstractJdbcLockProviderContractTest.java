@@ -103,13 +103,13 @@ abstract class AbstractJdbcLockProviderContractTest extends AbstractLockProvider
 
 	@Test
 	void expiredLocksThatNobodyTakesAgainAreSweptToo() throws Exception {
-		LockProvider provider = createProvider();
+		JdbcLockProvider provider = (JdbcLockProvider) createProvider();
 		try {
 			for (LockType type : LockType.values()) {
 				for (int i = 0; i < 10; i++) {
 					LockAttempt attempt = new LockAttempt(this.prefix + "crashed:" + type + ":" + i, type, 1,
 							Duration.ofMillis(200), "crashed-" + UUID.randomUUID());
-					Acquisition acquisition = provider.tryAcquire(attempt);
+					var acquisition = provider.tryAcquire(attempt);
 					assertThat(acquisition.isAcquired()).as("%s %d granted", type, i).isTrue();
 					// the holder dies: no release, no renewal
 				}

@@ -181,7 +181,7 @@ class JdbcLockProviderTests {
 
 	private static long grant(JdbcLockProvider provider, String key) throws Exception {
 		LockAttempt attempt = new LockAttempt(key, LockType.MUTEX, 1, Duration.ofSeconds(30), "o-" + UUID.randomUUID());
-		HeldLock held = provider.tryAcquire(attempt).lock();
+		var held = provider.tryAcquire(attempt).lock();
 		provider.release(held);
 		return held.fencingToken();
 	}
