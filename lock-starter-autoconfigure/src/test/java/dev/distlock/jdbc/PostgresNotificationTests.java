@@ -162,7 +162,7 @@ class PostgresNotificationTests {
 		jdbc.execute("CREATE SCHEMA " + schema);
 		try {
 			JdbcLockSchema.create(database.dataSource(), table, null);
-			assertThat(JdbcLockProvider.channel(table)).hasSizeLessThanOrEqualTo(63);
+			assertThat(StoredKeys.channel(table)).hasSizeLessThanOrEqualTo(63);
 			JdbcLockProvider holder = database.provider().tableName(table).build();
 			JdbcLockProvider waiter = database.provider().tableName(table).build();
 			LockAttempt waiting = attempt("k", LockType.MUTEX);
