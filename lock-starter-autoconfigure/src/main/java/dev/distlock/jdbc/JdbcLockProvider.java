@@ -41,8 +41,9 @@ import org.springframework.dao.DataAccessException;
  * them.
  * <p>
  * <b>Own connections.</b> Every operation borrows a connection straight from the {@link DataSource}, outside any
- * transaction of the caller's (see {@link LockingDataSource}), and commits before it returns: the pool needs one
- * connection beyond what a thread holding a transaction uses.
+ * transaction of the caller's (a {@code TransactionAwareDataSourceProxy} is unwrapped to its target), and commits
+ * before it returns: a lock row written in the caller's transaction would be invisible to others until commit and
+ * vanish on rollback. The pool needs one connection beyond what a thread holding a transaction uses.
  * <p>
  * <b>Round trips and waits.</b> On PostgreSQL an operation's statements go as one batch, one implicit transaction;
  * on MariaDB/MySQL a MUTEX attempt is one {@code INSERT ... ON DUPLICATE KEY UPDATE}, the other types a short
