@@ -2,7 +2,12 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Locale;
 
 import javax.sql.DataSource;
@@ -11,99 +16,68 @@ import dev.distlock.core.LockConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The databases the JDBC backend speaks, each with its statements ({@code operations-<scripts>.sql}) and table
- * ({@code schema-<platform>.sql}). MySQL uses MariaDB's statements, written to the common subset, with the
- * database time in place of the sequence it lacks.
+ * A database the JDBC backend speaks: where its statements ({@code operations-<scripts>.sql}) and table
+ * ({@code schema-<platform>.sql}) are, and what differs beyond the SQL text: how one attempt's statements are
+ * bounded by its remaining wait, and how its clock reads. One small subclass per database.
  */
-enum JdbcDialect {
+abstract class JdbcDialect {
 
-	POSTGRESQL("postgresql", "postgresql", true),
-
-	MARIADB("mariadb", "mariadb", false),
-
-	MYSQL("mysql", "mariadb", false),
-
-	H2("h2", "h2", false);
-
-	/** What MySQL draws a fencing token from: the database time in microseconds. */
-	private static final String MYSQL_TOKEN = "CAST(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', "
-			+ "UTC_TIMESTAMP(6)) AS SIGNED)";
+	private static final List<JdbcDialect> ALL = List.of(new PostgresDialect(), new MariadbDialect(),
+			new MysqlDialect(), new H2Dialect());
 
 	private final String platform;
 
-	private final String scripts;
+	private final String errorCodesName;
 
-	private final boolean batched;
-
-	JdbcDialect(String platform, String scripts, boolean batched) {
+	/**
+	 * Creates a dialect.
+	 * @param platform the name users give in {@code distlock.jdbc.platform}, and the suffix of the schema script
+	 * @param errorCodesName the database's name in Spring's {@code sql-error-codes.xml}
+	 */
+	JdbcDialect(String platform, String errorCodesName) {
 		this.platform = platform;
-		this.scripts = scripts;
-		this.batched = batched;
+		this.errorCodesName = errorCodesName;
 	}
 
 	/**
-	 * The SQL to run for a statement bounded by a lock wait: MariaDB bounds each statement with
-	 * {@code SET STATEMENT max_statement_time} (sub-second, and it interrupts InnoDB row lock waits).
-	 * @param sql the statement
-	 * @param millis the most the statement may wait, or {@code 0} for no bound
-	 * @return the SQL to prepare
+	 * The name users give in {@code distlock.jdbc.platform}, and the suffix of the schema script.
+	 * @return the platform name
 	 */
-	String bounded(String sql, long millis) {
-		if (this != MARIADB || millis <= 0) {
-			return sql;
-		}
-		return "SET STATEMENT max_statement_time=" + (millis / 1000) + "." + String.format("%03d", millis % 1000)
-				+ " FOR " + sql;
+	final String platform() {
+		return this.platform;
 	}
 
 	/**
-	 * Bounds a prepared statement where the SQL cannot: MySQL, whose {@code innodb_lock_wait_timeout} is not
-	 * settable per statement, gets a JDBC query timeout (whole seconds, at least 1).
-	 * @param statement the statement
-	 * @param millis the most the statement may wait, or {@code 0} for no bound
-	 * @throws SQLException if the driver refused
+	 * The database's name in Spring's {@code sql-error-codes.xml}, for translating its errors.
+	 * @return the name
 	 */
-	void bound(java.sql.Statement statement, long millis) throws SQLException {
-		if (this == MYSQL && millis > 0) {
-			statement.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, (millis + 999) / 1000));
-		}
+	final String errorCodesName() {
+		return this.errorCodesName;
 	}
 
 	/**
-	 * Sets a session's lock wait before an attempt where neither of the above exists: H2's {@code LOCK_TIMEOUT}.
-	 * PostgreSQL's statements set {@code lock_timeout} themselves, for their transaction only.
-	 * @param connection the connection
-	 * @param millis the most a statement may wait for a lock
-	 * @return what {@link #endBounded} restores, or {@code -1} if nothing was changed
-	 * @throws SQLException if the database failed
+	 * The suffix of this dialect's {@code operations-} resource.
+	 * @return the script suffix
 	 */
-	long beginBounded(Connection connection, long millis) throws SQLException {
-		if (this != H2) {
-			return -1;
-		}
-		try (java.sql.Statement statement = connection.createStatement()) {
-			long previous;
-			try (java.sql.ResultSet result = statement.executeQuery("CALL LOCK_TIMEOUT()")) {
-				result.next();
-				previous = result.getLong(1);
-			}
-			statement.execute("SET LOCK_TIMEOUT " + millis);
-			return previous;
-		}
+	String scripts() {
+		return platform();
 	}
 
 	/**
-	 * Restores what {@link #beginBounded} changed, so the pooled connection goes back as it came.
-	 * @param connection the connection
-	 * @param previous the value {@link #beginBounded} returned
-	 * @throws SQLException if the database failed
+	 * Whether the statements of one operation go to the server in one round trip (pgjdbc sends a multi-statement
+	 * query as one batch that runs in one implicit transaction); otherwise they run one by one in a transaction.
+	 * @return {@code true} for PostgreSQL
 	 */
-	void endBounded(Connection connection, long previous) throws SQLException {
-		if (previous >= 0) {
-			try (java.sql.Statement statement = connection.createStatement()) {
-				statement.execute("SET LOCK_TIMEOUT " + previous);
-			}
-		}
+	boolean batched() {
+		return false;
+	}
+
+	/**
+	 * Whether waiters can be woken by release notifications (PostgreSQL's LISTEN/NOTIFY).
+	 * @return {@code true} for PostgreSQL
+	 */
+	boolean notifies() {
+		return false;
 	}
 
 	/**
@@ -113,35 +87,61 @@ enum JdbcDialect {
 	 * @return the statements to run
 	 */
 	String adapt(String statements, String tableName) {
-		if (this != MYSQL) {
-			return statements;
-		}
-		return statements.replace("NEXTVAL(" + JdbcLockSchema.sequenceName(tableName) + ")", MYSQL_TOKEN);
+		return statements;
 	}
 
 	/**
-	 * The name users give in {@code distlock.jdbc.platform}.
-	 * @return the platform name
+	 * The SQL to run for a statement whose lock waits are bounded.
+	 * @param sql the statement
+	 * @param millis the most the statement may wait, or {@code 0} for no bound
+	 * @return the SQL to prepare
 	 */
-	String platform() {
-		return this.platform;
+	String bounded(String sql, long millis) {
+		return sql;
 	}
 
 	/**
-	 * The suffix of this dialect's {@code operations-} resource.
-	 * @return the script suffix
+	 * Bounds a prepared statement where its SQL cannot.
+	 * @param statement the statement
+	 * @param millis the most the statement may wait, or {@code 0} for no bound
+	 * @throws SQLException if the driver refused
 	 */
-	String scripts() {
-		return this.scripts;
+	void bound(Statement statement, long millis) throws SQLException {
 	}
 
 	/**
-	 * Whether the statements of one operation go to the server in one round trip (pgjdbc sends a multi-statement
-	 * query as one batch that runs in one implicit transaction); otherwise they run one by one in a transaction.
-	 * @return {@code true} for PostgreSQL
+	 * Sets a session's lock wait before an attempt, where the statements cannot carry it.
+	 * @param connection the connection
+	 * @param millis the most a statement may wait for a lock
+	 * @return what {@link #endBounded} restores, or {@code -1} if nothing was changed
+	 * @throws SQLException if the database failed
 	 */
-	boolean batched() {
-		return this.batched;
+	long beginBounded(Connection connection, long millis) throws SQLException {
+		return -1;
+	}
+
+	/**
+	 * Restores what {@link #beginBounded} changed, so that a pooled connection goes back as it came.
+	 * @param connection the connection
+	 * @param previous the value {@link #beginBounded} returned
+	 * @throws SQLException if the database failed
+	 */
+	void endBounded(Connection connection, long previous) throws SQLException {
+	}
+
+	/**
+	 * Reads the database time that the {@code now} statement returned.
+	 * @param result the result, on its row
+	 * @return the instant
+	 * @throws SQLException if the column could not be read
+	 */
+	Instant databaseTime(ResultSet result) throws SQLException {
+		return result.getObject(1, OffsetDateTime.class).toInstant();
+	}
+
+	@Override
+	public String toString() {
+		return platform();
 	}
 
 	/**
@@ -168,8 +168,8 @@ enum JdbcDialect {
 
 	static JdbcDialect ofPlatform(String platform) {
 		String name = platform.trim().toLowerCase(Locale.ROOT);
-		for (JdbcDialect dialect : values()) {
-			if (dialect.platform.equals(name)) {
+		for (JdbcDialect dialect : ALL) {
+			if (dialect.platform().equals(name)) {
 				return dialect;
 			}
 		}
@@ -180,17 +180,13 @@ enum JdbcDialect {
 	static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
 		String product = metaData.getDatabaseProductName();
 		String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
-		if (name.contains("postgresql")) {
-			return POSTGRESQL;
-		}
-		if (name.contains("mariadb")) {
-			return MARIADB;
-		}
-		if (name.contains("mysql")) {
-			return MYSQL;
+		for (String platform : List.of("postgresql", "mariadb", "mysql")) {
+			if (name.contains(platform)) {
+				return ofPlatform(platform);
+			}
 		}
 		if (name.equals("h2")) {
-			return H2;
+			return ofPlatform("h2");
 		}
 		throw new LockConfigurationException("distlock's jdbc lock provider supports PostgreSQL, MariaDB, MySQL and "
 				+ "H2, but the DataSource connects to " + product + " " + metaData.getDatabaseProductVersion()

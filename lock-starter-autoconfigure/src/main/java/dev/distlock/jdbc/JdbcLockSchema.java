@@ -15,6 +15,8 @@ import javax.sql.DataSource;
 import dev.distlock.core.LockConfigurationException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
+
 /**
  * The lock table of the JDBC backend: its name rules and its creation scripts, one per database
  * ({@code schema-postgresql.sql}, {@code schema-mariadb.sql} for MariaDB and MySQL, {@code schema-h2.sql}, beside
@@ -108,6 +110,29 @@ public final class JdbcLockSchema {
 			if (!connection.getAutoCommit()) {
 				connection.commit();
 			}
+		}
+	}
+
+	/**
+	 * Checks that the table has the expected columns and its sequence exists.
+	 * @param runner runs the checks
+	 * @param statements the dialect's statements
+	 * @param dialect the dialect
+	 * @param tableName the table name
+	 * @throws LockConfigurationException if not, saying how to create or upgrade them
+	 */
+	static void check(LockStatementRunner runner, LockStatements statements, JdbcDialect dialect, String tableName) {
+		try {
+			for (LockStatements.Statement check : statements.get("check").statements()) {
+				runner.query(check, (result) -> null);
+			}
+		}
+		catch (DataAccessException ex) {
+			throw new LockConfigurationException("distlock's lock table " + tableName + " or its sequence "
+					+ sequenceName(tableName) + " is missing or has other columns ("
+					+ ex.getMostSpecificCause().getMessage() + "). Create or upgrade them with " + schemaPath(dialect)
+					+ " from the distlock jar (docs/jdbc.md), or let Spring Boot do it with "
+					+ "distlock.jdbc.initialize-schema=always", ex);
 		}
 	}
 

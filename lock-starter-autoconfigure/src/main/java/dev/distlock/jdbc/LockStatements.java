@@ -1,5 +1,7 @@
 package dev.distlock.jdbc;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -142,6 +144,34 @@ final class LockStatements {
 	 * @param query whether it returns rows
 	 */
 	record Statement(String sql, List<String> parameters, boolean query) {
+
+		/**
+		 * Binds each placeholder to its parameter's value.
+		 * @param prepared the prepared statement of {@link #sql()}
+		 * @param values the values by parameter name
+		 * @throws SQLException if the driver refused a value
+		 * @throws IllegalStateException if a parameter has no value
+		 */
+		void bind(PreparedStatement prepared, Map<String, Object> values) throws SQLException {
+			for (int i = 0; i < this.parameters.size(); i++) {
+				Object value = values.get(this.parameters.get(i));
+				if (value == null) {
+					throw new IllegalStateException("No value for :" + this.parameters.get(i) + " in " + this.sql);
+				}
+				if (value instanceof String text) {
+					prepared.setString(i + 1, text);
+				}
+				else if (value instanceof Integer number) {
+					prepared.setInt(i + 1, number);
+				}
+				else if (value instanceof Long number) {
+					prepared.setLong(i + 1, number);
+				}
+				else {
+					prepared.setObject(i + 1, value);
+				}
+			}
+		}
 
 		static Statement parse(String text) {
 			StringBuilder sql = new StringBuilder();

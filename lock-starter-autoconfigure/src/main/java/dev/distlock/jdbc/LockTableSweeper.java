@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -19,6 +20,8 @@ import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
 
 /**
  * Deletes the rows of released and expired locks in the background, so that a lock per business object costs
@@ -34,6 +37,8 @@ final class LockTableSweeper implements AutoCloseable {
 	private static final Log logger = LogFactory.getLog(LockTableSweeper.class);
 
 	private final DataSource dataSource;
+
+	private final SqlFailures failures;
 
 	private final Statement select;
 
@@ -51,9 +56,10 @@ final class LockTableSweeper implements AutoCloseable {
 
 	private volatile boolean failing;
 
-	LockTableSweeper(DataSource dataSource, LockStatements statements, String tableName, Duration interval,
-			int batchSize) {
+	LockTableSweeper(DataSource dataSource, LockStatements statements, SqlFailures failures, String tableName,
+			Duration interval, int batchSize) {
 		this.dataSource = dataSource;
+		this.failures = failures;
 		this.select = statements.get("sweep-select").statements().get(0);
 		this.delete = statements.get("sweep-delete").statements().get(0);
 		this.tableName = tableName;
@@ -96,7 +102,7 @@ final class LockTableSweeper implements AutoCloseable {
 				logger.info("distlock's sweep of " + this.tableName + " works again");
 			}
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (RuntimeException ex) {
 			if (!this.failing) {
 				this.failing = true;
 				logger.warn("distlock's sweep of " + this.tableName + " failed (" + ex.getMessage()
@@ -111,17 +117,24 @@ final class LockTableSweeper implements AutoCloseable {
 	/**
 	 * One run: batches until one comes back short or the run has lasted one interval.
 	 * @return the rows deleted
-	 * @throws SQLException if the database failed
+	 * @throws DataAccessException if the database failed
 	 */
-	int sweep() throws SQLException {
+	int sweep() {
+		try {
+			return sweepBatches();
+		}
+		catch (SQLException ex) {
+			throw this.failures.translate("distlock sweep of " + this.tableName, ex);
+		}
+	}
+
+	private int sweepBatches() throws SQLException {
 		long start = System.nanoTime();
 		long budget = this.interval.isZero() ? Long.MAX_VALUE : this.interval.toNanos();
 		int total = 0;
 		int batches = 0;
 		try (Connection connection = this.dataSource.getConnection()) {
-			boolean autoCommit = connection.getAutoCommit();
 			int isolation = connection.getTransactionIsolation();
-			connection.setAutoCommit(false);
 			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 			try {
 				int deleted;
@@ -134,7 +147,6 @@ final class LockTableSweeper implements AutoCloseable {
 			}
 			finally {
 				connection.setTransactionIsolation(isolation);
-				connection.setAutoCommit(autoCommit);
 			}
 		}
 		if (logger.isDebugEnabled() && total > 0) {
@@ -145,40 +157,31 @@ final class LockTableSweeper implements AutoCloseable {
 	}
 
 	private int sweepBatch(Connection connection) throws SQLException {
-		try {
-			List<Object[]> rows = new ArrayList<>();
+		int deleted = LockStatementRunner.transaction(connection, () -> {
+			List<Map<String, Object>> rows = new ArrayList<>();
 			try (PreparedStatement select = connection.prepareStatement(this.select.sql())) {
-				select.setInt(1, this.batchSize);
+				this.select.bind(select, Map.of("batch", this.batchSize));
 				try (ResultSet result = select.executeQuery()) {
 					while (result.next()) {
-						rows.add(new Object[] { result.getObject(1), result.getObject(2), result.getObject(3) });
+						// as read: MariaDB's binary keys go back as the same bytes
+						rows.add(Map.of("key", result.getObject(1), "kind", result.getObject(2), "slot",
+								result.getObject(3)));
 					}
 				}
 			}
 			if (!rows.isEmpty()) {
 				try (PreparedStatement delete = connection.prepareStatement(this.delete.sql())) {
-					for (Object[] row : rows) {
-						for (int i = 0; i < row.length; i++) {
-							delete.setObject(i + 1, row[i]);
-						}
+					for (Map<String, Object> row : rows) {
+						this.delete.bind(delete, row);
 						delete.addBatch();
 					}
 					delete.executeBatch();
 				}
 			}
-			connection.commit();
-			this.swept.add(rows.size());
 			return rows.size();
-		}
-		catch (SQLException | RuntimeException ex) {
-			try {
-				connection.rollback();
-			}
-			catch (SQLException rollback) {
-				ex.addSuppressed(rollback);
-			}
-			throw ex;
-		}
+		});
+		this.swept.add(deleted);
+		return deleted;
 	}
 
 	@Override

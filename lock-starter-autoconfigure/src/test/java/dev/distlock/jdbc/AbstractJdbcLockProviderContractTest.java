@@ -135,7 +135,7 @@ abstract class AbstractJdbcLockProviderContractTest extends AbstractLockProvider
 			long start = System.nanoTime();
 			int swept = provider.sweep();
 			System.out.printf("%s: one sweep deleted %d rows in %d ms (batches of %d)%n", database().tableName(), swept,
-					(System.nanoTime() - start) / 1_000_000, JdbcLockProvider.DEFAULT_CLEANUP_BATCH_SIZE);
+					(System.nanoTime() - start) / 1_000_000, JdbcLockProviderBuilder.DEFAULT_CLEANUP_BATCH_SIZE);
 			assertThat(swept).isGreaterThanOrEqualTo(1000);
 			assertThat(provider.sweptRows()).isEqualTo(swept);
 			assertThat(database().rowsWithPrefix(this.prefix + "counted:")).isZero();

@@ -6,7 +6,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +20,6 @@ import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -40,17 +38,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class JdbcLockProviderTests {
 
-	private Map<String, JdbcTestDatabase> databases;
-
-	@BeforeAll
-	void createTables() {
-		this.databases = Map.of("h2", JdbcTestDatabase.h2(), "postgresql", JdbcTestDatabase.postgres(), "mariadb",
-				JdbcTestDatabase.mariadb());
-	}
+	private final JdbcTestDatabases databases = JdbcTestDatabases.all();
 
 	@AfterAll
 	void dropTables() {
-		this.databases.values().forEach(JdbcTestDatabase::close);
+		this.databases.close();
 	}
 
 	private LockTemplate process(String database) {

@@ -89,11 +89,11 @@ final class JdbcTestDatabase implements AutoCloseable {
 		return this.tableName;
 	}
 
-	JdbcLockProvider.Builder provider() {
+	JdbcLockProviderBuilder provider() {
 		return JdbcLockProvider.builder(this.dataSource).tableName(this.tableName);
 	}
 
-	JdbcLockProvider.Builder provider(DataSource dataSource) {
+	JdbcLockProviderBuilder provider(DataSource dataSource) {
 		return JdbcLockProvider.builder(dataSource).tableName(this.tableName);
 	}
 
@@ -102,8 +102,8 @@ final class JdbcTestDatabase implements AutoCloseable {
 	 * stays, as after any release).
 	 */
 	void breakLock(String fullKey, LockType type) throws SQLException {
-		String key = JdbcLockProvider.storedKey(fullKey);
-		String kind = JdbcLockProvider.kind(type);
+		String key = StoredKeys.storedKey(fullKey);
+		String kind = StoredKeys.kind(type);
 		try (Connection connection = this.dataSource.getConnection()) {
 			try (PreparedStatement delete = connection.prepareStatement(
 					"DELETE FROM " + this.tableName + " WHERE lock_key = ? AND lock_kind = ? AND slot <> 0")) {
@@ -128,8 +128,8 @@ final class JdbcTestDatabase implements AutoCloseable {
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement count = connection.prepareStatement("SELECT COUNT(*) FROM " + this.tableName
 						+ " WHERE lock_key = ? AND lock_kind = ?")) {
-			count.setString(1, JdbcLockProvider.storedKey(fullKey));
-			count.setString(2, JdbcLockProvider.kind(type));
+			count.setString(1, StoredKeys.storedKey(fullKey));
+			count.setString(2, StoredKeys.kind(type));
 			try (var result = count.executeQuery()) {
 				result.next();
 				return result.getInt(1);
