@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,69 +31,38 @@ final class CompositeLockListener implements LockListener {
 
 	@Override
 	public void acquiring(LockRequest request, String provider) {
-		for (LockListener listener : this.listeners) {
-			try {
-				listener.acquiring(request, provider);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		each((listener) -> listener.acquiring(request, provider));
 	}
 
 	@Override
 	public void acquired(Lease lease, String provider, long waitNanos) {
-		for (LockListener listener : this.listeners) {
-			try {
-				listener.acquired(lease, provider, waitNanos);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		each((listener) -> listener.acquired(lease, provider, waitNanos));
 	}
 
 	@Override
 	public void acquireFailed(LockRequest request, String provider, long waitNanos, @Nullable Throwable error) {
-		for (LockListener listener : this.listeners) {
-			try {
-				listener.acquireFailed(request, provider, waitNanos, error);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		each((listener) -> listener.acquireFailed(request, provider, waitNanos, error));
 	}
 
 	@Override
 	public void released(Lease lease, String provider, long heldNanos) {
-		for (LockListener listener : this.listeners) {
-			try {
-				listener.released(lease, provider, heldNanos);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		each((listener) -> listener.released(lease, provider, heldNanos));
 	}
 
 	@Override
 	public void renewed(Lease lease, String provider) {
-		for (LockListener listener : this.listeners) {
-			try {
-				listener.renewed(lease, provider);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		each((listener) -> listener.renewed(lease, provider));
 	}
 
 	@Override
 	public void lost(Lease lease, String provider, String reason) {
+		each((listener) -> listener.lost(lease, provider, reason));
+	}
+
+	private void each(Consumer<LockListener> event) {
 		for (LockListener listener : this.listeners) {
 			try {
-				listener.lost(lease, provider, reason);
+				event.accept(listener);
 			}
 			catch (RuntimeException ex) {
 				failed(listener, ex);

@@ -10,12 +10,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The lease clock shared by every lease of a {@link LockTemplate}: one daemon thread that ticks while leases need it,
@@ -62,9 +63,8 @@ public final class LeaseRenewer implements AutoCloseable {
 		if (threads < 1) {
 			throw new LockConfigurationException("distlock.watchdog.threads must be at least 1, was " + threads);
 		}
-		AtomicInteger count = new AtomicInteger();
 		this.renewals = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				(runnable) -> daemon(runnable, "distlock-renewer-" + count.incrementAndGet()));
+				daemonThreads("distlock-renewer-"));
 		this.renewals.allowCoreThreadTimeOut(true);
 	}
 
@@ -73,10 +73,10 @@ public final class LeaseRenewer implements AutoCloseable {
 		this(1);
 	}
 
-	private static Thread daemon(Runnable runnable, String name) {
-		Thread thread = new Thread(runnable, name);
-		thread.setDaemon(true);
-		return thread;
+	static CustomizableThreadFactory daemonThreads(String prefix) {
+		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+		factory.setDaemon(true);
+		return factory;
 	}
 
 	/** Sets the watchdog interval; the clock ticks at a tenth of it, between 10 and 100 ms. */
@@ -111,7 +111,7 @@ public final class LeaseRenewer implements AutoCloseable {
 	private void start() {
 		synchronized (this.startLock) {
 			if (this.clock == null && !this.closed) {
-				Thread thread = daemon(this::run, "distlock-lease-clock");
+				Thread thread = daemonThreads("distlock-lease-clock").createThread(this::run);
 				this.clock = thread;
 				thread.start();
 			}

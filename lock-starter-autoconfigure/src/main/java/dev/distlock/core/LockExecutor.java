@@ -1,14 +1,8 @@
 package dev.distlock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -20,10 +14,10 @@ import org.jspecify.annotations.Nullable;
  * The one execution path: acquire (re-entry, local queue, backend), run the work with the lease current, judge the
  * lease by its clock when the work ends, release, or hand the hold to an asynchronous result. The template, the
  * aspect and the asynchronous and reactive handlers all come through
- * {@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}. It is also the {@link LeaseHost} of the
- * leases it makes: their end frees the local queue and the active table, their events reach the listeners.
+ * {@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}. The leases it makes report to a
+ * {@link LeaseTable}.
  */
-final class LockExecutor implements LeaseHost {
+final class LockExecutor {
 
 	private static final Log logger = LogFactory.getLog(LockExecutor.class);
 
@@ -41,13 +35,11 @@ final class LockExecutor implements LeaseHost {
 
 	private final ReentryHolds reentry = new ReentryHolds();
 
-	private final Set<ManagedLease<?>> active = ConcurrentHashMap.newKeySet();
+	private final LeaseTable leases;
 
 	private final String ownerPrefix = UUID.randomUUID() + ":";
 
 	private final AtomicLong ownerSequence = new AtomicLong();
-
-	private final ThreadPoolExecutor cleanup;
 
 	private volatile boolean closed;
 
@@ -59,12 +51,7 @@ final class LockExecutor implements LeaseHost {
 		this.listener = CompositeLockListener.of(listeners);
 		this.interruptOnLoss = settings.onLeaseLost() == LockSettings.LeaseLostAction.INTERRUPT;
 		renewer.configure(settings.watchdogInterval());
-		this.cleanup = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (runnable) -> {
-			Thread thread = new Thread(runnable, "distlock-cleanup");
-			thread.setDaemon(true);
-			return thread;
-		});
-		this.cleanup.allowCoreThreadTimeOut(true);
+		this.leases = new LeaseTable(this.queue, renewer, this.listener, this.interruptOnLoss);
 	}
 
 	<T> @Nullable T execute(LockRequest request, LockCallback<T> action, BusyCallback<T> busy,
@@ -181,7 +168,7 @@ final class LockExecutor implements LeaseHost {
 		LockAttempt attempt = new LockAttempt(this.settings.keyPrefix() + request.key(), type, request.permits(),
 				(fixed != null) ? fixed : this.settings.watchdogLease(), this.ownerPrefix,
 				this.ownerSequence.incrementAndGet());
-		ManagedLease<H> lease = new ManagedLease<>(this, provider, attempt, request, fixed == null);
+		ManagedLease<H> lease = new ManagedLease<>(this.leases, provider, attempt, request, fixed == null);
 		boolean queued = type.isExclusive() || !tryOnce;
 		H held;
 		try {
@@ -212,7 +199,7 @@ final class LockExecutor implements LeaseHost {
 		if (queued && !type.isExclusive()) {
 			this.queue.exit(lease);
 		}
-		this.active.add(lease);
+		this.leases.add(lease);
 		if (type.isReentrant()) {
 			this.reentry.add(lease);
 		}
@@ -237,13 +224,8 @@ final class LockExecutor implements LeaseHost {
 			Throwable error) {
 		this.queue.exit(lease);
 		LockAttempt attempt = lease.attempt();
-		try {
-			// a maybe-held attempt is cleaned up in the background: the caller never waits for it
-			this.cleanup.execute(() -> abandon(provider, attempt));
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not schedule the clean-up of " + attempt, ex);
-		}
+		// a maybe-held attempt is cleaned up in the background: the caller never waits for it
+		this.leases.inBackground(() -> abandon(provider, attempt));
 		failed(request, provider, start, error);
 	}
 
@@ -275,89 +257,12 @@ final class LockExecutor implements LeaseHost {
 	}
 
 	List<ManagedLease<?>> active() {
-		return new ArrayList<>(this.active);
+		return this.leases.active();
 	}
 
-	// ---------------------------------------------------------------- LeaseHost
-
-	@Override
-	public void ended(ManagedLease<?> lease) {
-		this.active.remove(lease);
-		this.queue.exit(lease);
-		this.renewer.unwatch(lease);
-		if (lease.state() == ManagedLease.LOST) {
-			// a lost lease's lock is released on the backend too (owner-checked, in the background): backends whose
-			// leases the holder enforces (ZooKeeper) would keep it otherwise
-			try {
-				this.cleanup.execute(lease::releaseBackend);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not schedule the release of lost " + lease, ex);
-			}
-		}
-	}
-
-	@Override
-	public void released(ManagedLease<?> lease, long heldNanos) {
-		LockListener events = this.listener;
-		if (events != null) {
-			events.released(lease, lease.provider().name(), heldNanos);
-		}
-	}
-
-	@Override
-	public void lost(ManagedLease<?> lease, String reason) {
-		logger.warn("Lease of lock '" + lease.key() + "' (" + lease.type() + ", token " + lease.fencingToken()
-				+ ") was lost: " + reason);
-		LockListener events = this.listener;
-		if (events != null) {
-			events.lost(lease, lease.provider().name(), reason);
-		}
-	}
-
-	@Override
-	public void renewed(ManagedLease<?> lease) {
-		LockListener events = this.listener;
-		if (events != null) {
-			events.renewed(lease, lease.provider().name());
-		}
-	}
-
-	@Override
-	public boolean interruptOnLoss() {
-		return this.interruptOnLoss;
-	}
-
-	@Override
-	public LeaseRenewer renewer() {
-		return this.renewer;
-	}
-
-	/**
-	 * Refuses new acquisitions, tells every running holder its lease is lost, releases the held locks on the backends
-	 * (in the background, waiting at most {@code timeout}), and stops the clock.
-	 */
 	void close(Duration timeout) {
 		this.closed = true;
-		List<ManagedLease<?>> held = active();
-		for (ManagedLease<?> lease : held) {
-			lease.markLost("the application is shutting down");
-		}
-		for (ManagedLease<?> lease : held) {
-			this.cleanup.execute(lease::forceRelease);
-		}
-		this.cleanup.shutdown();
-		try {
-			if (!this.cleanup.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				logger.warn("Releasing " + held.size() + " held locks at shutdown took longer than " + timeout
-						+ "; the rest free themselves when their leases end");
-				this.cleanup.shutdownNow();
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		this.renewer.close();
+		this.leases.close(timeout);
 	}
 
 }

@@ -31,6 +31,9 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockProvider<H extends HeldLock> {
 
+	/** The default {@link #minimumLease()}. */
+	Duration ONE_MILLISECOND = Duration.ofMillis(1);
+
 	/**
 	 * The name users select this provider by ({@code distlock.provider}, {@code @DistributedLock(provider = ...)}).
 	 * @return the name, e.g. {@code redis}
@@ -49,7 +52,7 @@ public interface LockProvider<H extends HeldLock> {
 	 * @return the minimum lease
 	 */
 	default Duration minimumLease() {
-		return Duration.ofMillis(1);
+		return ONE_MILLISECOND;
 	}
 
 	/**

@@ -4,8 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <H> the backend's handle type
  */
-final class ManagedLease<H extends HeldLock> implements Lease {
+final class ManagedLease<H extends HeldLock> extends LeaseClock implements Lease {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
 
@@ -77,25 +75,11 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 
 	private volatile boolean backendReleased;
 
-	private volatile long expiryNanos;
-
-	// the latest the backend lease can end: counted from when the grant or renewal was answered
-	private volatile long latestEndNanos;
-
-	private volatile Duration renewLease;
-
-	private volatile long renewals;
-
-	private volatile @Nullable List<Runnable> lostCallbacks;
+	private volatile @Nullable LostCallbacks lostCallbacks;
 
 	private @Nullable Thread worker; // guarded by this
 
 	private volatile @Nullable String lostReason;
-
-	// the clock's bookkeeping: when the last renewal was sent and whether one is in flight
-	private volatile long renewSentNanos;
-
-	private volatile boolean renewing;
 
 	volatile boolean watched;
 
@@ -104,22 +88,20 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 
 	ManagedLease(LeaseHost host, LockProvider<H> provider, LockAttempt attempt, LockRequest request,
 			boolean watchdog) {
+		super(attempt.lease());
 		this.host = host;
 		this.provider = provider;
 		this.attempt = attempt;
 		this.request = request;
 		this.watchdog = watchdog;
 		this.ownerThread = Thread.currentThread();
-		this.renewLease = attempt.lease();
 	}
 
 	/** The backend granted the lock; the lease runs from when the granting request was sent. */
 	void granted(H held, long sentNanos) {
 		this.held = held;
 		this.acquiredNanos = System.nanoTime();
-		this.renewSentNanos = sentNanos;
-		this.expiryNanos = sentNanos + LockWaiter.saturatedNanos(this.attempt.lease());
-		this.latestEndNanos = this.acquiredNanos + LockWaiter.saturatedNanos(this.attempt.lease());
+		startClock(sentNanos, this.acquiredNanos);
 		this.state = HELD;
 	}
 
@@ -146,12 +128,12 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 
 	@Override
 	public Instant expiresAt() {
-		return Instant.now().plusNanos(this.expiryNanos - System.nanoTime());
+		return expiryInstant();
 	}
 
 	@Override
 	public boolean isValid() {
-		return this.state == HELD && this.expiryNanos - System.nanoTime() > 0;
+		return this.state == HELD && !isOutOfTime(System.nanoTime());
 	}
 
 	LockProvider<H> provider() {
@@ -180,14 +162,6 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 
 	long acquiredNanos() {
 		return this.acquiredNanos;
-	}
-
-	long expiryNanos() {
-		return this.expiryNanos;
-	}
-
-	long renewals() {
-		return this.renewals;
 	}
 
 	boolean isWatchdog() {
@@ -227,8 +201,8 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 	 * @return the exception, or {@code null} if the lease is still valid
 	 */
 	@Nullable LockLostException lossAtEnd() {
-		if (this.state == HELD && this.expiryNanos - System.nanoTime() <= 0) {
-			markLost("its lease of " + this.renewLease + " ran out before the work ended");
+		if (this.state == HELD && isOutOfTime(System.nanoTime())) {
+			markLost("its lease of " + renewLease() + " ran out before the work ended");
 		}
 		if (this.state != LOST) {
 			return null;
@@ -242,10 +216,11 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 	 * @param now the current nano time
 	 * @return {@code true} if the lease is over (lost, released, or out of time now)
 	 */
+	@Override
 	boolean endIfExpired(long now) {
 		int current = this.state;
-		if (current == HELD && now - this.expiryNanos >= 0) {
-			markLost("its lease of " + this.renewLease + " ran out before it was "
+		if (current == HELD && isOutOfTime(now)) {
+			markLost("its lease of " + renewLease() + " ran out before it was "
 					+ (this.watchdog ? "renewed" : "released"));
 			return true;
 		}
@@ -284,9 +259,9 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 			throw new LockConfigurationException("Lease extension must be positive, was " + duration);
 		}
 		long sent = System.nanoTime();
-		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
+		if (this.state == HELD && isSurelyOver(sent)) {
 			// past even the latest end the backend lease can have: too late to extend
-			markLost("its lease of " + this.renewLease + " ran out before it was extended");
+			markLost("its lease of " + renewLease() + " ran out before it was extended");
 			releaseBackend();
 		}
 		checkHeld();
@@ -302,13 +277,7 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 		}
 		else if (this.state == HELD) {
 			// an owner-checked renewal that succeeded proves nobody held the lock in between
-			this.expiryNanos = sent + LockWaiter.saturatedNanos(duration);
-			this.latestEndNanos = System.nanoTime() + LockWaiter.saturatedNanos(duration);
-			this.renewSentNanos = sent;
-			this.renewals++;
-			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
-				this.renewLease = duration;
-			}
+			extended(sent, duration, this.watchdog);
 			this.host.renewed(this);
 			return;
 		}
@@ -325,50 +294,19 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 		}
 	}
 
-	// ---------------------------------------------------------------- watchdog renewal (the clock's side)
-
-	boolean renewalDue(long now, long intervalNanos) {
-		return this.watchdog && this.state == HELD && !this.renewing && now - this.renewSentNanos >= intervalNanos;
+	@Override
+	boolean renewable() {
+		return this.watchdog && this.state == HELD;
 	}
 
-	Duration startRenewal(long sentNanos) {
-		this.renewing = true;
-		this.renewSentNanos = sentNanos;
-		return this.renewLease;
-	}
-
-	/**
-	 * The backend answered a renewal sent at {@code sentNanos}. An answer after the lease ran out counts as lost: the
-	 * backend may have given the lock away in between.
-	 */
-	void renewalAnswered(boolean renewed, long sentNanos, Duration lease) {
-		this.renewing = false;
-		if (endIfExpired(System.nanoTime())) {
-			return;
-		}
-		if (!renewed) {
-			markLost("the backend no longer holds it for this owner (expired or deleted)");
-			return;
-		}
-		long expiry = sentNanos + LockWaiter.saturatedNanos(lease);
-		if (expiry - this.expiryNanos > 0) {
-			this.expiryNanos = expiry;
-			this.latestEndNanos = System.nanoTime() + LockWaiter.saturatedNanos(lease);
-		}
-		this.renewals++;
+	@Override
+	void renewedNotice() {
 		this.host.renewed(this);
-	}
-
-	/** A renewal failed with an unknown outcome; the clock tries again while the lease lasts. */
-	void renewalFailed(Exception ex) {
-		this.renewing = false;
-		if (logger.isDebugEnabled()) {
-			logger.debug("Renewal of lock '" + key() + "' failed; retrying while the lease lasts", ex);
-		}
 	}
 
 	// ---------------------------------------------------------------- loss
 
+	@Override
 	void markLost(String reason) {
 		if (!STATE.compareAndSet(this, HELD, LOST)) {
 			return;
@@ -376,11 +314,9 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 		this.lostReason = reason;
 		this.host.ended(this);
 		this.host.lost(this, reason);
-		List<Runnable> callbacks = this.lostCallbacks;
+		LostCallbacks callbacks = this.lostCallbacks;
 		if (callbacks != null) {
-			for (Runnable callback : callbacks.toArray(new Runnable[0])) {
-				runOnce(callbacks, callback);
-			}
+			callbacks.fire();
 		}
 		if (this.host.interruptOnLoss()) {
 			synchronized (this) {
@@ -391,39 +327,18 @@ final class ManagedLease<H extends HeldLock> implements Lease {
 		}
 	}
 
-	private void runOnce(List<Runnable> callbacks, Runnable callback) {
-		boolean mine;
-		synchronized (callbacks) {
-			// removal decides who runs it, so a callback added concurrently by onLost runs exactly once
-			mine = callbacks.remove(callback);
-		}
-		if (mine) {
-			try {
-				callback.run();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Lost-lease callback of lock '" + key() + "' failed", ex);
-			}
-		}
-	}
-
 	@Override
 	public Lease onLost(Runnable callback) {
-		List<Runnable> callbacks;
+		LostCallbacks callbacks;
 		synchronized (this) {
 			callbacks = this.lostCallbacks;
 			if (callbacks == null) {
-				callbacks = new ArrayList<>(2);
+				callbacks = new LostCallbacks(key());
 				this.lostCallbacks = callbacks;
 			}
 		}
-		synchronized (callbacks) {
-			callbacks.add(callback);
-		}
 		watch();
-		if (this.state == LOST) {
-			runOnce(callbacks, callback);
-		}
+		callbacks.add(callback, this.state == LOST);
 		return this;
 	}
 

@@ -46,7 +46,14 @@ class RedisBatchRenewalTests {
 
 	@Test
 	void tenThousandWatchdogLeasesUseTwoThreadsAndBatchedRenewals() throws Exception {
-		ManyWatchdogLeases.check(this.provider);
+		ManyWatchdogLeases.Result result = ManyWatchdogLeases.hold(this.provider);
+		assertThat(result.ownThreads()).as("distlock's own threads while holding 10,000 watchdog leases")
+			.hasSizeLessThanOrEqualTo(2);
+		assertThat(result.batchesPerPeriod()).as("backend calls per renewal period").isPositive()
+			.isLessThanOrEqualTo(100);
+		assertThat(result.valid()).as("leases renewed, none lost").isEqualTo(ManyWatchdogLeases.LEASES);
+		assertThat(result.watched()).isEqualTo(ManyWatchdogLeases.LEASES);
+		assertThat(result.leftAfterRelease()).isZero();
 	}
 
 	private static LockAttempt attempt(String key, LockType type) {

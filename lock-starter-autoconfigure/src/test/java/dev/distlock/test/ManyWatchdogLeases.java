@@ -14,12 +14,10 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
- * Holds 10,000 watchdog leases at once through one template and checks what the lease clock costs: at most two
- * threads of distlock's own (the clock and one renewal thread) and at most 100 backend calls per renewal period,
- * while every lease stays valid across several periods.
+ * Holds 10,000 watchdog leases at once through one template for several renewal periods and reports what the lease
+ * clock cost: distlock's own threads, renewal batches (backend calls) per period, and how many leases stayed valid.
+ * The tests that use it assert the limits.
  */
 public final class ManyWatchdogLeases {
 
@@ -28,7 +26,19 @@ public final class ManyWatchdogLeases {
 	private ManyWatchdogLeases() {
 	}
 
-	public static void check(LockProvider<?> provider) throws Exception {
+	/**
+	 * What holding the leases cost.
+	 * @param ownThreads distlock's threads started meanwhile
+	 * @param batchesPerPeriod renewal batches (backend calls) per renewal period
+	 * @param valid leases still valid at the end
+	 * @param watched leases the clock watched at the end
+	 * @param leftAfterRelease leases the template still held after all were released
+	 */
+	public record Result(Set<String> ownThreads, double batchesPerPeriod, long valid, int watched,
+			int leftAfterRelease) {
+	}
+
+	public static Result hold(LockProvider<?> provider) throws Exception {
 		Duration watchdogLease = Duration.ofSeconds(6);
 		Duration interval = Duration.ofSeconds(2);
 		LeaseRenewer renewer = new LeaseRenewer();
@@ -45,18 +55,13 @@ public final class ManyWatchdogLeases {
 			long start = System.nanoTime();
 			Thread.sleep(interval.multipliedBy(3).plusMillis(500).toMillis());
 			long periods = Math.max(1, Duration.ofNanos(System.nanoTime() - start).dividedBy(interval));
-			long batches = renewer.renewalBatches() - batchesAtStart;
+			double batchesPerPeriod = (renewer.renewalBatches() - batchesAtStart) / (double) periods;
 			Set<String> ours = distlockThreads();
 			ours.removeAll(before);
-			assertThat(ours).as("distlock's own threads while holding %d watchdog leases", LEASES).hasSizeLessThanOrEqualTo(2);
-			assertThat(batches).as("renewals went to the backend in batches").isPositive();
-			assertThat(batches / (double) periods).as("backend calls per renewal period (%d in %d periods)", batches,
-					periods).isLessThanOrEqualTo(100);
-			assertThat(leases).as("every lease renewed, none lost").allMatch(Lease::isValid);
-			assertThat(renewer.watchedLeases()).isEqualTo(LEASES);
+			long valid = leases.stream().filter(Lease::isValid).count();
+			int watched = renewer.watchedLeases();
 			leases.forEach(Lease::release);
-			assertThat(template.activeLeases()).isEmpty();
-			assertThat(renewer.watchedLeases()).isZero();
+			return new Result(ours, batchesPerPeriod, valid, watched, template.activeLeases().size());
 		}
 	}
 
