@@ -1,15 +1,9 @@
 package dev.distlock.local;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.Acquisition;
@@ -48,10 +42,10 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 
 	/**
 	 * Creates a provider that shares the other's state, as two processes share a backend.
-	 * @param shareStateWith the provider whose locks this one sees
+	 * @param shareLocalLockStateWith the provider whose locks this one sees
 	 */
-	public LocalLockProvider(LocalLockProvider shareStateWith) {
-		this.store = shareStateWith.store;
+	public LocalLockProvider(LocalLockProvider shareLocalLockStateWith) {
+		this.store = shareLocalLockStateWith.store;
 	}
 
 	@Override
@@ -67,7 +61,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	@Override
 	public Acquisition<LocalHold> tryAcquire(LockAttempt attempt) {
 		while (true) {
-			State state = this.store.state(attempt.key(), attempt.type());
+			LocalLockState state = this.store.state(attempt.key(), attempt.type());
 			synchronized (state) {
 				if (state.dead) {
 					continue;
@@ -95,7 +89,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) {
 		while (true) {
-			State state = this.store.state(attempt.key(), attempt.type());
+			LocalLockState state = this.store.state(attempt.key(), attempt.type());
 			synchronized (state) {
 				if (state.dead) {
 					continue;
@@ -113,7 +107,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 
 	@Override
 	public boolean renew(LocalHold hold, Duration lease) {
-		State state = hold.state;
+		LocalLockState state = hold.state;
 		synchronized (state) {
 			long now = System.nanoTime();
 			state.purge(now);
@@ -127,7 +121,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 
 	@Override
 	public void release(LocalHold hold) {
-		State state = hold.state;
+		LocalLockState state = hold.state;
 		boolean changed;
 		synchronized (state) {
 			changed = state.remove(hold);
@@ -140,7 +134,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 
 	@Override
 	public void abandon(LockAttempt attempt) {
-		State state = this.store.existing(attempt.key(), attempt.type());
+		LocalLockState state = this.store.existing(attempt.key(), attempt.type());
 		if (state == null) {
 			return;
 		}
@@ -166,7 +160,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	 * @param type the lock type
 	 */
 	public void clear(String key, LockType type) {
-		State state = this.store.existing(key, type);
+		LocalLockState state = this.store.existing(key, type);
 		if (state != null) {
 			synchronized (state) {
 				state.single = null;
@@ -182,7 +176,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	 */
 	public int liveLocks() {
 		int live = 0;
-		for (ConcurrentHashMap<String, State> states : this.store.states) {
+		for (ConcurrentHashMap<String, LocalLockState> states : this.store.states) {
 			live += states.size();
 		}
 		return live;
@@ -191,15 +185,15 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	/** A granted local lock: the holder's attempt, its token and its expiry. */
 	static final class LocalHold implements HeldLock {
 
-		private final LockAttempt attempt;
+		final LockAttempt attempt;
 
 		private final long fencingToken;
 
-		private final State state;
+		final LocalLockState state;
 
-		private long expiryNanos; // guarded by state
+		long expiryNanos; // guarded by state
 
-		LocalHold(LockAttempt attempt, long fencingToken, State state, long expiryNanos) {
+		LocalHold(LockAttempt attempt, long fencingToken, LocalLockState state, long expiryNanos) {
 			this.attempt = attempt;
 			this.fencingToken = fencingToken;
 			this.state = state;
@@ -217,7 +211,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 
 		// one map per lock family: READ and WRITE of a key are one lock
 		@SuppressWarnings("unchecked")
-		private final ConcurrentHashMap<String, State>[] states = new ConcurrentHashMap[LockType.values().length];
+		private final ConcurrentHashMap<String, LocalLockState>[] states = new ConcurrentHashMap[LockType.values().length];
 
 		private final AtomicLong fence = new AtomicLong();
 
@@ -227,26 +221,26 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 			}
 		}
 
-		private ConcurrentHashMap<String, State> family(LockType type) {
+		private ConcurrentHashMap<String, LocalLockState> family(LockType type) {
 			return this.states[((type == LockType.READ) ? LockType.WRITE : type).ordinal()];
 		}
 
-		State state(String key, LockType type) {
-			ConcurrentHashMap<String, State> map = family(type);
-			State state = map.get(key);
+		LocalLockState state(String key, LockType type) {
+			ConcurrentHashMap<String, LocalLockState> map = family(type);
+			LocalLockState state = map.get(key);
 			if (state == null) {
-				State created = new State();
+				LocalLockState created = new LocalLockState();
 				state = map.putIfAbsent(key, created);
 				return (state != null) ? state : created;
 			}
 			return state;
 		}
 
-		@Nullable State existing(String key, LockType type) {
+		@Nullable LocalLockState existing(String key, LockType type) {
 			return family(type).get(key);
 		}
 
-		void dropIfUnused(String key, LockType type, State state) {
+		void dropIfUnused(String key, LockType type, LocalLockState state) {
 			synchronized (state) {
 				state.purge(System.nanoTime());
 				if (state.dead || !state.isUnused()) {
@@ -255,152 +249,6 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 				state.dead = true;
 			}
 			family(type).remove(key, state);
-		}
-
-	}
-
-	/** One lock's holders, FAIR queue and waiters; guarded by its own monitor. */
-	private static final class State {
-
-		private @Nullable LocalHold single;
-
-		private @Nullable List<LocalHold> others;
-
-		private @Nullable LinkedHashMap<LockAttempt, Long> queue;
-
-		private @Nullable List<Runnable> listeners;
-
-		/** Set once it is removed from the store; users then look it up again. */
-		private boolean dead;
-
-		LinkedHashMap<LockAttempt, Long> queue() {
-			if (this.queue == null) {
-				this.queue = new LinkedHashMap<>();
-			}
-			return this.queue;
-		}
-
-		List<Runnable> listeners() {
-			if (this.listeners == null) {
-				this.listeners = new CopyOnWriteArrayList<>();
-			}
-			return this.listeners;
-		}
-
-		void add(LocalHold hold) {
-			if (this.single == null) {
-				this.single = hold;
-			}
-			else {
-				if (this.others == null) {
-					this.others = new ArrayList<>(2);
-				}
-				this.others.add(hold);
-			}
-		}
-
-		boolean holds(LocalHold hold) {
-			return this.single == hold || (this.others != null && this.others.contains(hold));
-		}
-
-		boolean remove(LocalHold hold) {
-			if (this.single == hold) {
-				this.single = (this.others != null && !this.others.isEmpty()) ? this.others.remove(0) : null;
-				return true;
-			}
-			return this.others != null && this.others.remove(hold);
-		}
-
-		boolean removeAll(LockAttempt attempt) {
-			boolean changed = false;
-			if (this.single != null && this.single.attempt == attempt) {
-				changed = remove(this.single);
-			}
-			if (this.others != null) {
-				changed |= this.others.removeIf((hold) -> hold.attempt == attempt);
-			}
-			if (this.queue != null) {
-				changed |= this.queue.remove(attempt) != null;
-			}
-			return changed;
-		}
-
-		void wake() {
-			List<Runnable> current;
-			synchronized (this) {
-				current = this.listeners;
-			}
-			if (current != null) {
-				current.forEach(Runnable::run);
-			}
-		}
-
-		void purge(long now) {
-			if (this.others != null) {
-				this.others.removeIf((hold) -> hold.expiryNanos - now <= 0);
-			}
-			if (this.single != null && this.single.expiryNanos - now <= 0) {
-				remove(this.single);
-			}
-			if (this.queue != null) {
-				this.queue.values().removeIf((until) -> until - now <= 0);
-			}
-		}
-
-		boolean isUnused() {
-			return this.single == null && (this.queue == null || this.queue.isEmpty())
-					&& (this.listeners == null || this.listeners.isEmpty());
-		}
-
-		int count() {
-			return (this.single == null) ? 0 : 1 + ((this.others != null) ? this.others.size() : 0);
-		}
-
-		/**
-		 * @return 0 if the attempt may take the lock now, else the nano time at which the blocking lease ends, or
-		 * -1 when that is unknown (a FAIR waiter queued ahead)
-		 */
-		long blockedUntil(LockAttempt attempt, long now) {
-			if (attempt.type() == LockType.SEMAPHORE) {
-				return (count() < attempt.permits()) ? 0 : earliest(now);
-			}
-			long until = 0;
-			if (this.single != null) {
-				until = blocking(attempt, this.single, until);
-				if (this.others != null) {
-					for (LocalHold hold : this.others) {
-						until = blocking(attempt, hold, until);
-					}
-				}
-			}
-			if (until != 0) {
-				return until;
-			}
-			if (attempt.type() == LockType.FAIR && this.queue != null) {
-				Iterator<LockAttempt> first = this.queue.keySet().iterator();
-				if (first.hasNext() && first.next() != attempt) {
-					return -1;
-				}
-			}
-			return 0;
-		}
-
-		private static long blocking(LockAttempt attempt, LocalHold hold, long until) {
-			boolean conflicts = attempt.type() != LockType.READ || hold.attempt.type() == LockType.WRITE;
-			if (!conflicts) {
-				return until;
-			}
-			return (until == 0) ? hold.expiryNanos : Math.min(until, hold.expiryNanos);
-		}
-
-		private long earliest(long now) {
-			long earliest = (this.single != null) ? this.single.expiryNanos : Long.MAX_VALUE;
-			if (this.others != null) {
-				for (LocalHold hold : this.others) {
-					earliest = Math.min(earliest, hold.expiryNanos);
-				}
-			}
-			return (earliest == Long.MAX_VALUE) ? now + TimeUnit.MILLISECONDS.toNanos(1) : earliest;
 		}
 
 	}
