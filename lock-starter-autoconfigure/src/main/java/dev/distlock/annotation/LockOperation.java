@@ -111,7 +111,8 @@ public final class LockOperation {
 	 * @param target the target object
 	 * @param args the call's arguments
 	 * @return the key
-	 * @throws LockKeyException if the expression fails or gives {@code null} or a blank string
+	 * @throws LockKeyException if the expression fails or gives {@code null}, a blank string or a key longer than
+	 * {@link LockRequest#MAX_KEY_LENGTH}
 	 */
 	public String key(Object target, @Nullable Object[] args) {
 		if (this.key == null) {
@@ -134,7 +135,12 @@ public final class LockOperation {
 			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
 					+ this.description + " gave a blank string ('" + text + "'); the method was not run");
 		}
-		return this.namePrefix + text;
+		if (this.namePrefix.length() + text.length() > LockRequest.MAX_KEY_LENGTH) {
+			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
+					+ this.description + " gave a key of " + (this.namePrefix.length() + text.length())
+					+ " characters, more than " + LockRequest.MAX_KEY_LENGTH + "; the method was not run");
+		}
+		return this.namePrefix.isEmpty() ? text : this.namePrefix + text;
 	}
 
 	/**

@@ -41,8 +41,9 @@ import org.springframework.expression.spel.support.StandardTypeConverter;
  * {@link LockExpressionRoot}; {@code @name} refers to a bean. Each expression is parsed once, and its syntax tree is
  * checked when the bean is created: a variable that is not a parameter, a function call (none are registered), or a
  * bare name that is no property of the root object (usually a forgotten {@code #} or missing quotes) is reported
- * there with the method and the expression. Per call only a light evaluation context is made; property and method
- * lookups are cached by SpEL on the parsed expression.
+ * there with the method and the expression. A literal, a parameter or a parameter's property chain ({@code #order.id})
+ * is then read without SpEL's evaluation machinery; any other expression is evaluated with a per-thread evaluation
+ * context that is reused call after call, and SpEL caches its property and method lookups on the parsed expression.
  *
  * @since 0.1.0
  */
@@ -60,6 +61,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 	private final List<MethodResolver> methodResolvers = List.of(new ReflectiveMethodResolver());
 
 	private final TypeConverter typeConverter = new StandardTypeConverter();
+
+	private final ThreadLocal<ArgumentsContext> contexts = ThreadLocal.withInitial(this::newContext);
 
 	/**
 	 * Creates a resolver whose expressions can refer to the beans of the given factory.
@@ -115,13 +118,31 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 					+ ". Variables available: " + available + hint);
 		}
 		Map<String, Integer> indexes = Map.copyOf(variables);
-		return (target, args) -> parsed.getValue(context(method, args, target, targetClass, indexes));
+		CompiledKey spel = (target, args) -> evaluate(parsed, indexes, args,
+				new LockExpressionRoot(method, args, target, targetClass));
+		CompiledKey fast = KeyFastPath.of(parsed.getAST(), indexes, spel);
+		return (fast != null) ? fast : spel;
 	}
 
-	private StandardEvaluationContext context(Method method, @Nullable Object[] args, Object target,
-			Class<?> targetClass, Map<String, Integer> indexes) {
-		ArgumentsContext context = new ArgumentsContext(new LockExpressionRoot(method, args, target, targetClass),
-				args, indexes);
+	private @Nullable Object evaluate(SpelExpression parsed, Map<String, Integer> indexes, @Nullable Object[] args,
+			LockExpressionRoot root) {
+		ArgumentsContext context = this.contexts.get();
+		if (context.args != null) {
+			// evaluating a key led to another evaluation on this thread (a bean method with a lock of its own)
+			context = newContext();
+		}
+		context.args = args;
+		context.indexes = indexes;
+		try {
+			return parsed.getValue(context, root);
+		}
+		finally {
+			context.args = null;
+		}
+	}
+
+	private ArgumentsContext newContext() {
+		ArgumentsContext context = new ArgumentsContext();
 		context.setPropertyAccessors(this.propertyAccessors);
 		context.setMethodResolvers(this.methodResolvers);
 		context.setTypeConverter(this.typeConverter);
@@ -174,24 +195,22 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 		}
 	}
 
-	/** An evaluation context whose variables are the call's arguments, looked up by precomputed index. */
+	/**
+	 * An evaluation context whose variables are the call's arguments, looked up by precomputed index. One per thread,
+	 * reused call after call: the root object is passed to each evaluation, the arguments set around it.
+	 */
 	private static final class ArgumentsContext extends StandardEvaluationContext {
 
-		private final @Nullable Object[] args;
+		@Nullable Object @Nullable [] args;
 
-		private final Map<String, Integer> indexes;
-
-		ArgumentsContext(LockExpressionRoot root, @Nullable Object[] args, Map<String, Integer> indexes) {
-			super(root);
-			this.args = args;
-			this.indexes = indexes;
-		}
+		Map<String, Integer> indexes = Map.of();
 
 		@Override
 		public @Nullable Object lookupVariable(String name) {
 			Integer index = this.indexes.get(name);
-			if (index != null && index < this.args.length) {
-				return this.args[index];
+			Object[] current = this.args;
+			if (index != null && current != null && index < current.length) {
+				return current[index];
 			}
 			return super.lookupVariable(name);
 		}

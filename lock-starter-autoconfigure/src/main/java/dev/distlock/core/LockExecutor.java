@@ -165,8 +165,9 @@ final class LockExecutor {
 		boolean tryOnce = wait.isZero();
 		long deadline = start + LockWaiter.saturatedNanos(wait);
 		Duration fixed = (request.lease() != null) ? request.lease() : this.settings.defaultLease();
-		LockAttempt attempt = new LockAttempt(this.settings.keyPrefix() + request.key(), type, request.permits(),
-				(fixed != null) ? fixed : this.settings.watchdogLease(), this.ownerPrefix,
+		String prefix = this.settings.keyPrefix();
+		LockAttempt attempt = new LockAttempt(prefix.isEmpty() ? request.key() : prefix + request.key(), type,
+				request.permits(), (fixed != null) ? fixed : this.settings.watchdogLease(), this.ownerPrefix,
 				this.ownerSequence.incrementAndGet());
 		ManagedLease<H> lease = new ManagedLease<>(this.leases, provider, attempt, request, fixed == null);
 		boolean queued = type.isExclusive() || !tryOnce;

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What to lock and how: key, type, lease, wait time, permits, provider and an optional logical name. Immutable; build one with
  * {@link #builder(String)}, which validates on {@link Builder#build()} and throws {@link LockConfigurationException}
- * for a blank key, a negative or zero lease, a negative wait, or permits below one.
+ * for a blank key, a key longer than {@link #MAX_KEY_LENGTH}, a negative or zero lease, a negative wait, or permits
+ * below one.
  * <p>
  * A {@code null} lease means "hold until released": the {@link LeaseRenewer} watchdog renews a short backend lease
  * until the lock is released, so a dead holder's lock frees itself. A {@code null} wait time means the configured
@@ -17,6 +18,13 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1.0
  */
 public final class LockRequest {
+
+	/**
+	 * The longest key accepted, in characters (before {@code distlock.key-prefix}). Keys are stored by the backends as
+	 * they are (Redis keys and channels, ZooKeeper paths, the fencing counters that outlive a lock), so a key built
+	 * from unbounded user input could otherwise cost unbounded memory; hash such input into the key instead.
+	 */
+	public static final int MAX_KEY_LENGTH = 1024;
 
 	private final String key;
 
@@ -211,6 +219,10 @@ public final class LockRequest {
 		public LockRequest build() {
 			if (this.key == null || this.key.isBlank()) {
 				throw new LockConfigurationException("Lock key must not be null or blank");
+			}
+			if (this.key.length() > MAX_KEY_LENGTH) {
+				throw new LockConfigurationException("Lock key must be at most " + MAX_KEY_LENGTH + " characters, was "
+						+ this.key.length() + " ('" + this.key.substring(0, 40) + "...'); hash long values into the key");
 			}
 			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
 				throw new LockConfigurationException(

@@ -92,7 +92,8 @@ public final class LockWaiter {
 			return null;
 		}
 		WakeUpSignal wakeUp = new WakeUpSignal();
-		try (ReleaseSubscription subscription = provider.subscribe(attempt, wakeUp::signal)) {
+		try (ReleaseSubscription subscription = provider.subscribe(attempt,
+				Duration.ofNanos(Math.max(0, this.deadlineNanos - System.nanoTime())), wakeUp::signal)) {
 			boolean notified = subscription.isActive();
 			long backoff = this.settings.minBackoff().toNanos();
 			long cap = notified ? this.settings.fallbackPoll().toNanos() : this.settings.maxBackoff().toNanos();

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +35,21 @@ public interface TryOnceLockProvider<H extends HeldLock> extends LockProvider<H>
 	 */
 	default ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
 		return ReleaseSubscription.NONE;
+	}
+
+	/**
+	 * Subscribes to release notifications of the attempt's lock for a waiter that waits at most {@code waitLeft}
+	 * more. Backends that tell releases apart by whether anybody waits (Redis publishes a release only while a waiter
+	 * is registered) override this one; the default calls {@link #subscribe(LockAttempt, Runnable)}.
+	 * @param attempt the attempt that waits
+	 * @param waitLeft how long the waiter waits at most
+	 * @param listener called when the lock may have been freed
+	 * @return the subscription, closed when the waiter leaves
+	 * @throws Exception if subscribing failed
+	 */
+	default ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
+			throws Exception {
+		return subscribe(attempt, listener);
 	}
 
 	@Override

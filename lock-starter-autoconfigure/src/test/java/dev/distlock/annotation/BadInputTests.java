@@ -130,6 +130,10 @@ class BadInputTests {
 				.withMessageContaining("gave a blank string");
 			assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> keys.byId(""))
 				.withMessageContaining("gave a blank string");
+			assertThatExceptionOfType(LockKeyException.class)
+				.isThrownBy(() -> keys.byId("x".repeat(LockRequest.MAX_KEY_LENGTH + 1)))
+				.withMessageContaining("'#id'")
+				.withMessageContaining("gave a key of 1025 characters, more than 1024");
 			assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> keys.nested(new Holder(null)))
 				.withMessageContaining("'#holder.inner.length()'")
 				.withMessageContaining(RuntimeKeys.class.getName() + ".nested(Holder)")
@@ -153,6 +157,11 @@ class BadInputTests {
 			assertThatExceptionOfType(LockConfigurationException.class)
 				.isThrownBy(() -> LockRequest.builder(" ").build())
 				.withMessageContaining("must not be null or blank");
+			assertThatExceptionOfType(LockConfigurationException.class)
+				.isThrownBy(() -> LockRequest.builder("k".repeat(LockRequest.MAX_KEY_LENGTH + 1)).build())
+				.withMessageContaining("Lock key must be at most 1024 characters, was 1025");
+			assertThat(LockRequest.builder("k".repeat(LockRequest.MAX_KEY_LENGTH)).build().key())
+				.hasSize(LockRequest.MAX_KEY_LENGTH);
 			assertThatExceptionOfType(LockConfigurationException.class)
 				.isThrownBy(() -> LockRequest.builder("k").lease(Duration.ofSeconds(-1)).build())
 				.withMessageContaining("Lease of lock 'k' must be positive");
