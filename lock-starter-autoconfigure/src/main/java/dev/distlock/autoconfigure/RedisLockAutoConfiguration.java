@@ -46,6 +46,7 @@ public final class RedisLockAutoConfiguration {
 		provider.setWaiterTimeout(properties.getWaiterTimeout());
 		provider.setWriterPreference(properties.isWriterPreference());
 		provider.setFenceRetention(properties.getFenceRetention());
+		provider.setReleaseMode(properties.getReleaseMode());
 		return provider;
 	}
 

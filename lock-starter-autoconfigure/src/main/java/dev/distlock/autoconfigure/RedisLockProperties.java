@@ -2,6 +2,7 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
+import dev.distlock.redis.RedisLockProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -41,6 +42,13 @@ public class RedisLockProperties {
 	 */
 	private Duration fenceRetention = Duration.ofHours(1);
 
+	/**
+	 * Whether a release waits for Redis' reply (sync) or returns once it is written to the connection (async; needs
+	 * Lettuce, other drivers wait). Async saves a round trip per critical section; a failed release is then logged and
+	 * counted, and its lock stays taken until its lease ends.
+	 */
+	private RedisLockProvider.ReleaseMode releaseMode = RedisLockProvider.ReleaseMode.SYNC;
+
 	public @Nullable Boolean getEnabled() {
 		return this.enabled;
 	}
@@ -63,6 +71,14 @@ public class RedisLockProperties {
 
 	public void setWriterPreference(boolean writerPreference) {
 		this.writerPreference = writerPreference;
+	}
+
+	public RedisLockProvider.ReleaseMode getReleaseMode() {
+		return this.releaseMode;
+	}
+
+	public void setReleaseMode(RedisLockProvider.ReleaseMode releaseMode) {
+		this.releaseMode = releaseMode;
 	}
 
 	public Duration getFenceRetention() {

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,60 +24,63 @@ import dev.distlock.core.LockType;
  * owner → lease end) the readers; {@code <tag>:rw:waiting-writers} (sorted set owner → timeout) the writers waiting
  * for readers to leave.</li>
  * <li>SEMAPHORE: {@code <tag>:semaphore} (sorted set owner → lease end) the permit holders.</li>
- * <li>Every type: {@code <tag>:fence}, the fencing counter of the key; the release channel
- * {@code <tag>:<type>:released}.</li>
+ * <li>Every type: {@code <tag>:fence}, the fencing counter of the key; {@code <tag>:<type>:wakeup}, the sorted set of
+ * waiters to wake (owner → end of its wait), which is also the name of the release channel they listen on.</li>
  * </ul>
+ * Names are built as bytes, the form the scripts get; the {@code String} accessors decode them.
  */
 final class RedisLockKeys {
 
+	private static final byte[] NONE = new byte[0];
+
 	private final LockType type;
 
-	private final String holder;
+	private final byte[] holder;
 
-	private final String members;
+	private final byte[] members;
 
-	private final String queue;
+	private final byte[] queue;
 
-	private final String waiters;
+	private final byte[] waiters;
 
-	private final String fence;
+	private final byte[] fence;
 
-	private final String channel;
+	private final byte[] wakeup;
 
-	private RedisLockKeys(String tag, LockType type) {
+	private RedisLockKeys(byte[] tag, LockType type) {
 		this.type = type;
-		this.fence = tag + ":fence";
-		String lock = tag + switch (type) {
+		this.fence = join(tag, ":fence");
+		byte[] lock = join(tag, switch (type) {
 			case MUTEX -> ":mutex";
 			case FAIR -> ":fair";
 			case READ, WRITE -> ":rw";
 			case SEMAPHORE -> ":semaphore";
-		};
-		this.channel = lock + ":released";
+		});
+		this.wakeup = join(lock, ":wakeup");
 		switch (type) {
 			case MUTEX -> {
 				this.holder = lock;
-				this.members = "";
-				this.queue = "";
-				this.waiters = "";
+				this.members = NONE;
+				this.queue = NONE;
+				this.waiters = NONE;
 			}
 			case FAIR -> {
 				this.holder = lock;
-				this.members = "";
-				this.queue = lock + ":queue";
-				this.waiters = lock + ":timeouts";
+				this.members = NONE;
+				this.queue = join(lock, ":queue");
+				this.waiters = join(lock, ":timeouts");
 			}
 			case READ, WRITE -> {
-				this.holder = lock + ":writer";
-				this.members = lock + ":readers";
-				this.queue = "";
-				this.waiters = lock + ":waiting-writers";
+				this.holder = join(lock, ":writer");
+				this.members = join(lock, ":readers");
+				this.queue = NONE;
+				this.waiters = join(lock, ":waiting-writers");
 			}
 			default -> {
-				this.holder = "";
+				this.holder = NONE;
 				this.members = lock;
-				this.queue = "";
-				this.waiters = "";
+				this.queue = NONE;
+				this.waiters = NONE;
 			}
 		}
 	}
@@ -88,7 +92,7 @@ final class RedisLockKeys {
 	 * @return the keys
 	 */
 	static RedisLockKeys of(String fullKey, LockType type) {
-		return new RedisLockKeys(tag(fullKey), type);
+		return new RedisLockKeys(tag(fullKey).getBytes(StandardCharsets.UTF_8), type);
 	}
 
 	/**
@@ -100,7 +104,10 @@ final class RedisLockKeys {
 		if (fullKey.isEmpty()) {
 			throw new IllegalArgumentException("Lock key must not be empty");
 		}
-		StringBuilder tag = new StringBuilder(fullKey.length() + 2).append('{');
+		if (fullKey.indexOf('%') < 0 && fullKey.indexOf('}') < 0) {
+			return "{" + fullKey + "}";
+		}
+		StringBuilder tag = new StringBuilder(fullKey.length() + 8).append('{');
 		for (int i = 0; i < fullKey.length(); i++) {
 			char c = fullKey.charAt(i);
 			switch (c) {
@@ -110,6 +117,15 @@ final class RedisLockKeys {
 			}
 		}
 		return tag.append('}').toString();
+	}
+
+	private static byte[] join(byte[] prefix, String suffix) {
+		byte[] joined = new byte[prefix.length + suffix.length()];
+		System.arraycopy(prefix, 0, joined, 0, prefix.length);
+		for (int i = 0; i < suffix.length(); i++) {
+			joined[prefix.length + i] = (byte) suffix.charAt(i); // suffixes are ASCII
+		}
+		return joined;
 	}
 
 	LockType type() {
@@ -125,31 +141,48 @@ final class RedisLockKeys {
 	}
 
 	/** The string that holds the exclusive owner (MUTEX, FAIR, WRITE; READ checks it for a writer). */
-	String holder() {
+	byte[] holderKey() {
 		return this.holder;
 	}
 
 	/** The sorted set of shared holders (READ readers, SEMAPHORE permits). */
-	String members() {
+	byte[] membersKey() {
 		return this.members;
 	}
 
 	/** The FAIR wait queue. */
-	String queue() {
+	byte[] queueKey() {
 		return this.queue;
 	}
 
 	/** The timeouts of waiters: FAIR queue places, or writers waiting for readers. */
-	String waiters() {
+	byte[] waitersKey() {
 		return this.waiters;
 	}
 
-	String fence() {
+	byte[] fenceKey() {
 		return this.fence;
 	}
 
+	/** The waiters to wake on release, and the name of the channel they listen on. */
+	byte[] wakeupKey() {
+		return this.wakeup;
+	}
+
+	String holder() {
+		return string(this.holder);
+	}
+
+	String members() {
+		return string(this.members);
+	}
+
+	String fence() {
+		return string(this.fence);
+	}
+
 	String channel() {
-		return this.channel;
+		return string(this.wakeup);
 	}
 
 	/**
@@ -157,13 +190,17 @@ final class RedisLockKeys {
 	 * @return the keys
 	 */
 	List<String> lockState() {
-		List<String> keys = new ArrayList<>(4);
-		for (String key : new String[] { this.holder, this.members, this.queue, this.waiters }) {
-			if (!key.isEmpty()) {
-				keys.add(key);
+		List<String> keys = new ArrayList<>(5);
+		for (byte[] key : new byte[][] { this.holder, this.members, this.queue, this.waiters, this.wakeup }) {
+			if (key.length > 0) {
+				keys.add(string(key));
 			}
 		}
 		return keys;
+	}
+
+	private static String string(byte[] key) {
+		return new String(key, StandardCharsets.UTF_8);
 	}
 
 }

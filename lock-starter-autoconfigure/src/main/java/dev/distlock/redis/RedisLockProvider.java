@@ -1,26 +1,29 @@
 package dev.distlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 
 import dev.distlock.core.Acquisition;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
-import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.TryOnceLockProvider;
+import dev.distlock.redis.RedisArgs.Millis;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
+
+import static dev.distlock.redis.RedisArgs.bytes;
+import static dev.distlock.redis.RedisArgs.digits;
+import static dev.distlock.redis.RedisArgs.keys;
+import static dev.distlock.redis.RedisArgs.millis;
 
 /**
  * The Redis backend, named {@code redis}, on Spring Data Redis: any {@link RedisConnectionFactory} (Lettuce or Jedis
@@ -35,8 +38,16 @@ import org.springframework.util.Assert;
  * {@code SET NX PX} holder; waiting writers hold back new readers ({@link #setWriterPreference}).</li>
  * <li>SEMAPHORE: permits as sorted-set members with a lease end each, purged inside the acquire script.</li>
  * </ul>
- * Leases run on the Redis server's clock ({@code PX}, {@code TIME}). Releases publish on the lock's channel, and
- * waiters of this provider listen over one shared subscription. All keys of a lock share one hash tag (see
+ * Leases run on the Redis server's clock ({@code PX}, {@code TIME}). A waiter registers in the lock's wake-up set before
+ * it sleeps and leaves it when it stops waiting; a release publishes on the lock's channel only while that set
+ * exists, so an uncontended release costs no {@code PUBLISH}. Waiters of this provider listen over one shared
+ * subscription.
+ * <p>
+ * With a {@code LettuceConnectionFactory} (Spring Boot's default) the scripts run on Lettuce's own shared native
+ * connection through its asynchronous API ({@code EVALSHA}, {@code EVAL} after {@code NOSCRIPT}), outside Spring Data
+ * Redis' per-call connection handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
+ * The connection is opened on first use. {@link #setReleaseMode(ReleaseMode) ReleaseMode.ASYNC} lets a release
+ * return once it is written to the connection. All keys of a lock share one hash tag (see
  * {@link RedisLockKeys}), so the backend works on Redis Cluster.
  * <p>
  * Fencing tokens strictly increase per key: a per-lock counter, kept {@link #setFenceRetention fence retention}
@@ -64,20 +75,24 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
 
-	/** Longest lease sent to Redis (a century); longer ones would overflow its expiry arithmetic. */
-	private static final long MAX_MILLIS = Duration.ofDays(36_500).toMillis();
+	private final RedisLockSession session;
 
-	private static final Duration SUBSCRIPTION_TIMEOUT = Duration.ofSeconds(2);
+	private final LongAdder failedReleases = new LongAdder();
 
-	private final StringRedisTemplate redis;
-
-	private final ReleaseChannels channels;
+	private volatile ReleaseMode releaseMode = ReleaseMode.SYNC;
 
 	private volatile Duration waiterTimeout = DEFAULT_WAITER_TIMEOUT;
 
+	private volatile Millis waiterTimeoutMillis = Millis.of(DEFAULT_WAITER_TIMEOUT);
+
 	private volatile Duration fenceRetention = DEFAULT_FENCE_RETENTION;
 
+	private volatile Millis retention = Millis.of(DEFAULT_FENCE_RETENTION);
+
 	private volatile boolean writerPreference = true;
+
+	/** The last lease sent and its digits, so that a steady lease is not formatted on every call. */
+	private volatile Millis lastLease = Millis.of(-1);
 
 	/**
 	 * Creates a provider on the connection factory; it opens no connection until first used.
@@ -85,8 +100,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		this.redis = new StringRedisTemplate(connectionFactory);
-		this.channels = new ReleaseChannels(connectionFactory, SUBSCRIPTION_TIMEOUT);
+		this.session = new RedisLockSession(connectionFactory);
 	}
 
 	/**
@@ -98,6 +112,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	public void setWaiterTimeout(Duration waiterTimeout) {
 		Assert.isTrue(waiterTimeout.toMillis() > 0, "Waiter timeout must be at least 1 ms");
 		this.waiterTimeout = waiterTimeout;
+		this.waiterTimeoutMillis = Millis.of(waiterTimeout);
 	}
 
 	/**
@@ -118,6 +133,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	public void setFenceRetention(Duration fenceRetention) {
 		Assert.isTrue(fenceRetention.toMillis() > 0, "Fence retention must be at least 1 ms");
 		this.fenceRetention = fenceRetention;
+		this.retention = Millis.of(fenceRetention);
 	}
 
 	/**
@@ -145,6 +161,32 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 		return this.writerPreference;
 	}
 
+	/**
+	 * Sets whether a release waits for Redis' reply. Default {@link ReleaseMode#SYNC}.
+	 * @param releaseMode the release mode
+	 */
+	public void setReleaseMode(ReleaseMode releaseMode) {
+		Assert.notNull(releaseMode, "ReleaseMode must not be null");
+		this.releaseMode = releaseMode;
+	}
+
+	/**
+	 * Whether a release waits for Redis' reply.
+	 * @return the release mode
+	 */
+	public ReleaseMode getReleaseMode() {
+		return this.releaseMode;
+	}
+
+	/**
+	 * Releases sent with {@link ReleaseMode#ASYNC} that failed or got no reply (each is logged); the lease of each
+	 * bounded how long its lock stayed taken.
+	 * @return the number of failed asynchronous releases since start
+	 */
+	public long failedReleases() {
+		return this.failedReleases.sum();
+	}
+
 	@Override
 	public String name() {
 		return "redis";
@@ -158,24 +200,27 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	@Override
 	public Acquisition<RedisHeldLock> tryAcquire(LockAttempt attempt) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
-		String owner = attempt.owner();
+		byte[] owner = bytes(attempt.owner());
 		long leaseMillis = millis(attempt.lease());
-		String lease = Long.toString(leaseMillis);
-		String retention = Long.toString(Math.max(millis(this.fenceRetention), leaseMillis));
-		String waiterTimeout = Long.toString(millis(this.waiterTimeout));
+		byte[] lease = leaseDigits(leaseMillis);
+		Millis fenceRetention = this.retention;
+		byte[] retention = (leaseMillis <= fenceRetention.value()) ? fenceRetention.digits() : lease;
+		byte[] fence = keys.fenceKey();
+		ScriptRunner runner = this.session.runner();
+		RedisLockScripts scripts = this.session.scripts();
 		long result = switch (attempt.type()) {
-			case MUTEX -> run(RedisLockScripts.ACQUIRE_MUTEX, List.of(keys.holder(), keys.fence()), owner, lease,
+			case MUTEX -> runner.run(scripts.acquireMutex, keys(keys.holderKey(), fence), owner, lease,
 					retention);
-			case FAIR -> run(RedisLockScripts.ACQUIRE_FAIR,
-					List.of(keys.holder(), keys.queue(), keys.waiters(), keys.fence()), owner, lease, retention,
-					waiterTimeout);
-			case READ -> run(RedisLockScripts.ACQUIRE_READ,
-					List.of(keys.holder(), keys.members(), keys.waiters(), keys.fence()), owner, lease, retention);
-			case WRITE -> run(RedisLockScripts.ACQUIRE_WRITE,
-					List.of(keys.holder(), keys.members(), keys.waiters(), keys.fence()), owner, lease, retention,
-					this.writerPreference ? waiterTimeout : "0");
-			case SEMAPHORE -> run(RedisLockScripts.ACQUIRE_SEMAPHORE, List.of(keys.members(), keys.fence()), owner,
-					lease, retention, Integer.toString(permits(attempt)));
+			case FAIR -> runner.run(scripts.acquireFair,
+					keys(keys.holderKey(), keys.queueKey(), keys.waitersKey(), fence), owner, lease, retention,
+					this.waiterTimeoutMillis.digits());
+			case READ -> runner.run(scripts.acquireRead,
+					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence), owner, lease, retention);
+			case WRITE -> runner.run(scripts.acquireWrite,
+					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence), owner, lease, retention,
+					this.writerPreference ? this.waiterTimeoutMillis.digits() : digits(0));
+			case SEMAPHORE -> runner.run(scripts.acquireSemaphore, keys(keys.membersKey(), fence), owner,
+					lease, retention, digits(permits(attempt)));
 		};
 		if (result > 0) {
 			return Acquisition.acquired(new RedisHeldLock(attempt, keys, result));
@@ -185,59 +230,52 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) {
-		return this.channels.subscribe(RedisLockKeys.of(attempt.key(), attempt.type()).channel(), listener);
+		return subscribe(attempt, this.waiterTimeout, listener);
+	}
+
+	/**
+	 * Registers the waiter in the lock's wake-up set for as long as it waits (so releases publish), then listens on
+	 * the lock's channel; closing the subscription leaves both. If Redis cannot register it, the waiter polls.
+	 */
+	@Override
+	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) {
+		return this.session.subscribe(attempt, waitLeft, listener);
 	}
 
 	@Override
 	public boolean renew(RedisHeldLock held, Duration lease) {
-		RedisLockKeys keys = held.keys();
-		String owner = held.attempt().owner();
-		String ms = Long.toString(millis(lease));
-		long renewed = keys.heldAsMember() ? run(RedisLockScripts.RENEW_MEMBER, List.of(keys.members()), owner, ms)
-				: run(RedisLockScripts.RENEW_HOLDER, List.of(keys.holder()), owner, ms);
-		return renewed == 1;
+		ScriptRunner runner = this.session.runner();
+		return runner.run(renewScript(held), renewKeys(held), held.ownerBytes(), digits(millis(lease))) == 1;
 	}
 
 	/**
-	 * Renews many leases in one round trip: their owner-checked renewal scripts pipelined on one connection. On a
-	 * cluster connection (no pipelining across nodes) or when the pipeline fails as a whole (e.g. the scripts are not
-	 * loaded yet after a restart), falls back to one call each.
+	 * Renews many leases in one round trip per Redis node: the owner-checked renewal scripts written back to back on
+	 * one connection (pipelined through {@code RedisTemplate} for other drivers).
 	 */
 	@Override
-	public boolean[] renew(List<RedisHeldLock> locks, Duration lease) throws Exception {
-		if (locks.size() > 1) {
-			try {
-				return renewPipelined(locks, lease);
-			}
-			catch (RuntimeException ex) {
-				if (logger.isDebugEnabled()) {
-					logger.debug("Pipelined renewal of " + locks.size() + " leases failed; renewing one by one", ex);
+	public boolean[] renew(List<RedisHeldLock> locks, Duration lease) {
+		byte[] ms = digits(millis(lease));
+		boolean[] renewed = new boolean[locks.size()];
+		for (boolean member : new boolean[] { false, true }) {
+			List<Integer> positions = new ArrayList<>();
+			List<byte[][]> keys = new ArrayList<>();
+			List<byte[][]> args = new ArrayList<>();
+			for (int i = 0; i < locks.size(); i++) {
+				RedisHeldLock held = locks.get(i);
+				if (held.keys().heldAsMember() == member) {
+					positions.add(i);
+					keys.add(renewKeys(held));
+					args.add(new byte[][] { held.ownerBytes(), ms });
 				}
 			}
-		}
-		return TryOnceLockProvider.super.renew(locks, lease);
-	}
-
-	boolean[] renewPipelined(List<RedisHeldLock> locks, Duration lease) {
-		byte[] ms = Long.toString(millis(lease)).getBytes(StandardCharsets.UTF_8);
-		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			for (RedisHeldLock held : locks) {
-				RedisLockKeys keys = held.keys();
-				boolean member = keys.heldAsMember();
-				RedisScript<Long> script = member ? RedisLockScripts.RENEW_MEMBER : RedisLockScripts.RENEW_HOLDER;
-				byte[] key = (member ? keys.members() : keys.holder()).getBytes(StandardCharsets.UTF_8);
-				connection.scriptingCommands().evalSha(script.getSha1(), ReturnType.INTEGER, 1, key,
-						held.attempt().owner().getBytes(StandardCharsets.UTF_8), ms);
+			if (!positions.isEmpty()) {
+				ScriptRunner runner = this.session.runner();
+				RedisLockScripts scripts = this.session.scripts();
+				long[] replies = runner.runAll(member ? scripts.renewMember : scripts.renewHolder, keys, args);
+				for (int i = 0; i < replies.length; i++) {
+					renewed[positions.get(i)] = replies[i] == 1;
+				}
 			}
-			return null;
-		});
-		boolean[] renewed = new boolean[locks.size()];
-		for (int i = 0; i < renewed.length; i++) {
-			Object reply = replies.get(i);
-			if (reply instanceof Throwable failure) {
-				throw new IllegalStateException("Renewal script failed", failure);
-			}
-			renewed[i] = (reply instanceof Number number) && number.longValue() == 1;
 		}
 		return renewed;
 	}
@@ -245,13 +283,23 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	@Override
 	public void release(RedisHeldLock held) {
 		RedisLockKeys keys = held.keys();
-		String owner = held.attempt().owner();
-		if (keys.heldAsMember()) {
-			run(RedisLockScripts.RELEASE_MEMBER, List.of(keys.members()), owner, keys.channel());
+		boolean member = keys.heldAsMember();
+		ScriptRunner runner = this.session.runner();
+		LockScript script = member ? this.session.scripts().releaseMember : this.session.scripts().releaseHolder;
+		byte[][] scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), keys.wakeupKey());
+		if (this.releaseMode == ReleaseMode.ASYNC) {
+			runner.send(script, scriptKeys, new byte[][] { held.ownerBytes(), keys.wakeupKey() },
+					(failure) -> releaseFailed(held, failure));
 		}
 		else {
-			run(RedisLockScripts.RELEASE_HOLDER, List.of(keys.holder()), owner, keys.channel());
+			runner.run(script, scriptKeys, held.ownerBytes(), keys.wakeupKey());
 		}
+	}
+
+	private void releaseFailed(RedisHeldLock held, Throwable failure) {
+		this.failedReleases.increment();
+		logger.warn("Asynchronous release of " + held.attempt() + " failed; the lock stays taken until its lease "
+				+ "ends", failure);
 	}
 
 	/**
@@ -261,16 +309,19 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	@Override
 	public void abandon(LockAttempt attempt) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
-		String owner = attempt.owner();
+		byte[] owner = bytes(attempt.owner());
+		byte[] wakeup = keys.wakeupKey();
 		try {
+			ScriptRunner runner = this.session.runner();
+			RedisLockScripts scripts = this.session.scripts();
 			switch (attempt.type()) {
-				case MUTEX -> run(RedisLockScripts.RELEASE_HOLDER, List.of(keys.holder()), owner, keys.channel());
-				case FAIR -> run(RedisLockScripts.RELEASE_HOLDER, List.of(keys.holder(), keys.waiters(), keys.queue()),
-						owner, keys.channel());
-				case WRITE -> run(RedisLockScripts.RELEASE_HOLDER, List.of(keys.holder(), keys.waiters()), owner,
-						keys.channel());
-				case READ, SEMAPHORE -> run(RedisLockScripts.RELEASE_MEMBER, List.of(keys.members()), owner,
-						keys.channel());
+				case MUTEX -> runner.run(scripts.releaseHolder, keys(keys.holderKey(), wakeup), owner, wakeup);
+				case FAIR -> runner.run(scripts.releaseHolder,
+						keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), owner, wakeup);
+				case WRITE -> runner.run(scripts.releaseHolder, keys(keys.holderKey(), wakeup, keys.waitersKey()),
+						owner, wakeup);
+				case READ, SEMAPHORE -> runner.run(scripts.releaseMember, keys(keys.membersKey(), wakeup), owner,
+						wakeup);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -281,20 +332,37 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	}
 
 	/**
-	 * Stops the shared subscription. Locks still held stay held until their leases end.
+	 * Stops the shared subscription and lets go of the connection. Locks still held stay held until their leases end.
 	 */
 	@Override
 	public void close() {
-		this.channels.close();
+		this.session.close();
 	}
 
-	private long run(RedisScript<Long> script, List<String> keys, Object... args) {
-		Long result = this.redis.execute(script, keys, args);
-		if (result == null) {
-			throw new IllegalStateException("Redis returned no reply to a lock script (is it in a transaction or "
-					+ "pipeline?)");
+	/**
+	 * Whether release notices travel over sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}).
+	 * @return {@code true} on a Redis 7+ Cluster through Lettuce, once the provider connected
+	 */
+	boolean usesShardedPubSub() {
+		return this.session.usesShardedPubSub();
+	}
+
+	private LockScript renewScript(RedisHeldLock held) {
+		return held.keys().heldAsMember() ? this.session.scripts().renewMember : this.session.scripts().renewHolder;
+	}
+
+	private static byte[][] renewKeys(RedisHeldLock held) {
+		RedisLockKeys keys = held.keys();
+		return keys(keys.heldAsMember() ? keys.membersKey() : keys.holderKey());
+	}
+
+	private byte[] leaseDigits(long millis) {
+		Millis last = this.lastLease;
+		if (last.value() != millis) {
+			last = Millis.of(millis);
+			this.lastLease = last;
 		}
-		return result;
+		return last.digits();
 	}
 
 	private static int permits(LockAttempt attempt) {
@@ -302,18 +370,36 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 		return attempt.permits();
 	}
 
-	private static long millis(Duration duration) {
-		long millis;
-		try {
-			millis = duration.toMillis();
-		}
-		catch (ArithmeticException ex) {
-			millis = MAX_MILLIS;
-		}
-		return Math.max(1, Math.min(millis, MAX_MILLIS));
+	/**
+	 * Whether a release waits for Redis' reply.
+	 */
+	public enum ReleaseMode {
+
+		/** A release returns after Redis confirmed it (the default). */
+		SYNC,
+
+		/**
+		 * A release returns once it is written to the connection. Commands stay ordered on the connection, so this
+		 * JVM's next acquisition of the key is served after the release; a release that fails is logged and counted
+		 * ({@link #failedReleases()}), and its lock stays taken until its lease ends. Only a Lettuce connection
+		 * sends asynchronously; other drivers wait as with {@link #SYNC}.
+		 */
+		ASYNC
+
 	}
 
+	/**
+	 * A lock granted by Redis.
+	 * @param attempt the attempt it was granted to
+	 * @param keys its Redis keys
+	 * @param fencingToken its fencing token
+	 */
 	public record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
+
+		byte[] ownerBytes() {
+			return bytes(this.attempt.owner());
+		}
+
 	}
 
 }

@@ -5,40 +5,81 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
-import org.springframework.data.redis.core.script.DefaultRedisScript;
-import org.springframework.data.redis.core.script.RedisScript;
-
 /**
  * The Lua scripts of the Redis backend, read once from the {@code .lua} resources beside this class, each with
- * {@code prelude.lua} in front. Spring's script executor sends them with EVALSHA and falls back to EVAL once per
- * server when it answers NOSCRIPT, so every operation is one round trip. Every script returns an integer; the
- * resources document their keys, arguments and replies.
+ * {@code prelude.lua} in front, in two sets that differ only in how a release wakes waiters: {@code PUBLISH}
+ * ({@link #classic()}) or {@code SPUBLISH} ({@link #sharded()}, Redis 7+ Cluster, where a notice then goes to the
+ * key's shard only). They are sent with {@code EVALSHA}, and with {@code EVAL} once a server answers
+ * {@code NOSCRIPT}, so every operation is one round trip. Every script returns an integer; the resources document
+ * their keys, arguments and replies.
  */
 final class RedisLockScripts {
 
-	static final RedisScript<Long> ACQUIRE_MUTEX = load("acquire-mutex.lua");
+	private static final RedisLockScripts CLASSIC = new RedisLockScripts("PUBLISH");
 
-	static final RedisScript<Long> ACQUIRE_FAIR = load("acquire-fair.lua");
+	private static final RedisLockScripts SHARDED = new RedisLockScripts("SPUBLISH");
 
-	static final RedisScript<Long> ACQUIRE_READ = load("acquire-read.lua");
+	final LockScript acquireMutex;
 
-	static final RedisScript<Long> ACQUIRE_WRITE = load("acquire-write.lua");
+	final LockScript acquireFair;
 
-	static final RedisScript<Long> ACQUIRE_SEMAPHORE = load("acquire-semaphore.lua");
+	final LockScript acquireRead;
 
-	static final RedisScript<Long> RELEASE_HOLDER = load("release-holder.lua");
+	final LockScript acquireWrite;
 
-	static final RedisScript<Long> RELEASE_MEMBER = load("release-member.lua");
+	final LockScript acquireSemaphore;
 
-	static final RedisScript<Long> RENEW_HOLDER = load("renew-holder.lua");
+	final LockScript releaseHolder;
 
-	static final RedisScript<Long> RENEW_MEMBER = load("renew-member.lua");
+	final LockScript releaseMember;
 
-	private RedisLockScripts() {
+	final LockScript renewHolder;
+
+	final LockScript renewMember;
+
+	final LockScript waitRegister;
+
+	final LockScript waitLeave;
+
+	final LockScript serverVersion;
+
+	private final String prelude;
+
+	private RedisLockScripts(String publishCommand) {
+		// Redis refuses globals in scripts, so the choice is a local every prelude function sees
+		this.prelude = "local publish_command = '" + publishCommand + "'\n" + read("prelude.lua");
+		this.acquireMutex = load("acquire-mutex.lua");
+		this.acquireFair = load("acquire-fair.lua");
+		this.acquireRead = load("acquire-read.lua");
+		this.acquireWrite = load("acquire-write.lua");
+		this.acquireSemaphore = load("acquire-semaphore.lua");
+		this.releaseHolder = load("release-holder.lua");
+		this.releaseMember = load("release-member.lua");
+		this.renewHolder = load("renew-holder.lua");
+		this.renewMember = load("renew-member.lua");
+		this.waitRegister = load("wait-register.lua");
+		this.waitLeave = load("wait-leave.lua");
+		this.serverVersion = load("server-version.lua");
 	}
 
-	private static RedisScript<Long> load(String name) {
-		return new DefaultRedisScript<>(read("prelude.lua") + read(name), Long.class);
+	/**
+	 * The scripts that wake waiters with {@code PUBLISH}.
+	 * @return the scripts
+	 */
+	static RedisLockScripts classic() {
+		return CLASSIC;
+	}
+
+	/**
+	 * The scripts that wake waiters with {@code SPUBLISH} (Redis 7+).
+	 * @return the scripts
+	 */
+	static RedisLockScripts sharded() {
+		return SHARDED;
+	}
+
+	private LockScript load(String name) {
+		return LockScript.of(name, this.prelude + read(name));
 	}
 
 	private static String read(String name) {

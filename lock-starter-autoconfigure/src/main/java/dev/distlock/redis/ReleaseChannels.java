@@ -39,7 +39,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * waiters' threads when its last one leaves. Subscribing and unsubscribing are serialized, since the container does
  * not define concurrent changes. When subscribing fails, waiters get {@link ReleaseSubscription#NONE} and poll.
  */
-final class ReleaseChannels {
+final class ReleaseChannels implements ReleaseNotices {
 
 	/** A channel nobody publishes on; listening to it keeps the shared connection open between waits. */
 	static final String ANCHOR = "distlock:redis:subscriber";
@@ -85,7 +85,8 @@ final class ReleaseChannels {
 	 * @param listener what to call; cheap, from any thread
 	 * @return the subscription, or {@link ReleaseSubscription#NONE} if Redis could not subscribe
 	 */
-	ReleaseSubscription subscribe(String name, Runnable listener) {
+	@Override
+	public ReleaseSubscription subscribe(String name, Runnable listener) {
 		this.lock.lock();
 		try {
 			if (this.closed) {
@@ -177,9 +178,13 @@ final class ReleaseChannels {
 	/**
 	 * Stops every subscription and closes the connection.
 	 */
-	void close() {
+	@Override
+	public void close() {
 		this.lock.lock();
 		try {
+			if (this.closed) {
+				return;
+			}
 			this.closed = true;
 			this.channels.clear();
 			this.anchor = null;

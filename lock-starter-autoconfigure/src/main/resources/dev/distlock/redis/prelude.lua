@@ -23,17 +23,37 @@ local function extend_to(key, ms)
 	end
 end
 
--- The fencing token of a grant: a per-lock counter, incremented inside the acquire script as INCR would
--- (https://redis.io/docs/latest/commands/incr/), that never runs behind the server clock in microseconds. The clock
--- floor keeps tokens increasing when the counter is gone: a restart without persistence, a failover that lost the
--- last writes, or the counter's expiry retention_ms after the last grant. That holds while the server clock does not
--- step back further than the counter was away, and while a key is locked less than a million times a second.
+-- The fencing token of a grant: a per-lock counter that never runs behind the server clock in microseconds, kept
+-- retention_ms after the last grant. One command in the common case: SET ... GET
+-- (https://redis.io/docs/latest/commands/set/, Redis 6.2+) stores the clock floor and returns the previous token;
+-- only when that was not below the floor (two grants within one microsecond, or the clock stepped back) is the
+-- counter set once more, to previous + 1. The clock floor keeps tokens increasing when the counter is gone: a restart
+-- without persistence, a failover that lost the last writes, or the counter's expiry. That holds while the server
+-- clock does not step back further than the counter was away, and while a key is locked less than a million times a
+-- second. Servers before 6.2 refuse SET ... GET; they get GET and SET (two commands).
 -- Why fencing tokens: https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
 local function next_token(fence_key, time, retention_ms)
 	local floor = tonumber(time[1]) * 1000000 + tonumber(time[2])
-	local last = tonumber(redis.call('GET', fence_key) or '0')
-	local token = math.max(last + 1, floor)
-	redis.call('SET', fence_key, string.format('%.0f', token), 'PX', retention_ms)
-	return token
+	local last = redis.pcall('SET', fence_key, string.format('%.0f', floor), 'PX', retention_ms, 'GET')
+	if type(last) == 'table' and last.err then
+		last = redis.call('GET', fence_key)
+		floor = math.max(tonumber(last or '0') + 1, floor)
+		redis.call('SET', fence_key, string.format('%.0f', floor), 'PX', retention_ms)
+		return floor
+	end
+	if last and tonumber(last) >= floor then
+		local token = tonumber(last) + 1
+		redis.call('SET', fence_key, string.format('%.0f', token), 'PX', retention_ms)
+		return token
+	end
+	return floor
 end
 
+-- Wakes this JVM's and other processes' waiters of a lock, but only when one is registered (wait-register.lua):
+-- an uncontended release costs one EXISTS instead of a PUBLISH. The publish command is PUBLISH, or SPUBLISH
+-- (sharded pub/sub, Redis 7+) on a cluster, chosen when the scripts are loaded (publish_command below).
+local function wake_waiters(waiting_key, channel)
+	if redis.call('EXISTS', waiting_key) == 1 then
+		redis.call(publish_command, channel, 'released')
+	end
+end

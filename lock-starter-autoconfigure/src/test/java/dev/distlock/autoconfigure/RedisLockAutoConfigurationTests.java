@@ -12,6 +12,7 @@ import dev.distlock.local.LocalLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -59,9 +60,10 @@ class RedisLockAutoConfigurationTests {
 	void propertiesConfigureTheProvider() {
 		this.contextRunner
 			.withPropertyValues("distlock.redis.waiter-timeout=3s", "distlock.redis.writer-preference=false",
-					"distlock.redis.fence-retention=10m")
+					"distlock.redis.fence-retention=10m", "distlock.redis.release-mode=async")
 			.run((context) -> {
 				RedisLockProvider provider = context.getBean(RedisLockProvider.class);
+				assertThat(provider.getReleaseMode()).isEqualTo(RedisLockProvider.ReleaseMode.ASYNC);
 				assertThat(provider.getWaiterTimeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(provider.isWriterPreference()).isFalse();
 				assertThat(provider.getFenceRetention()).isEqualTo(Duration.ofMinutes(10));
@@ -95,7 +97,7 @@ class RedisLockAutoConfigurationTests {
 
 	@Test
 	void backsOffWithoutSpringDataRedisOnTheClassPath() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
+		this.contextRunner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class, Jedis.class))
 			.withPropertyValues("distlock.provider=local")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockProvider.class);

@@ -38,8 +38,8 @@ class RedisBatchRenewalTests {
 		this.provider.release(gone);
 		this.provider.renew(held, Duration.ofSeconds(30)); // loads the scripts a pipeline cannot load itself
 		this.provider.renew(reader, Duration.ofSeconds(30));
-		boolean[] renewed = this.provider.renewPipelined(List.of(held, reader, gone), Duration.ofSeconds(30));
-		assertThat(renewed).as("one pipelined round trip").containsExactly(true, true, false);
+		boolean[] renewed = this.provider.renew(List.of(held, reader, gone), Duration.ofSeconds(30));
+		assertThat(renewed).as("renewed in one batch").containsExactly(true, true, false);
 		this.provider.release(held);
 		this.provider.release(reader);
 	}

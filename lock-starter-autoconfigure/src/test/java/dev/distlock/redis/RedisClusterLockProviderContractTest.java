@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.Lease;
@@ -14,6 +16,7 @@ import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.ReleaseSubscription;
 import dev.distlock.test.TestServers;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
@@ -127,6 +130,37 @@ class RedisClusterLockProviderContractTest extends RedisLockProviderContractTest
 					lease.extend(Duration.ofSeconds(5));
 				}
 			}
+		}
+	}
+
+	@Test
+	void releaseNoticesTravelOnShardedPubSubToTheKeysShardOnly() throws Exception {
+		RedisLockProvider provider = new RedisLockProvider(cluster);
+		try {
+			LockAttempt holder = new LockAttempt(this.prefix + "sharded", LockType.MUTEX, 1, Duration.ofSeconds(30),
+					UUID.randomUUID().toString());
+			var held = provider.tryAcquire(holder).lock();
+			assertThat(provider.usesShardedPubSub()).as("sharded pub/sub on a Redis 7 cluster").isTrue();
+			LockAttempt waiter = new LockAttempt(holder.key(), LockType.MUTEX, 1, Duration.ofSeconds(30),
+					UUID.randomUUID().toString());
+			CountDownLatch woken = new CountDownLatch(1);
+			try (ReleaseSubscription subscription = provider.subscribe(waiter, Duration.ofSeconds(10),
+					woken::countDown)) {
+				assertThat(subscription.isActive()).isTrue();
+				String channel = RedisLockKeys.of(holder.key(), LockType.MUTEX).channel();
+				List<Long> perNode = new ArrayList<>();
+				for (RedisServerProcess node : nodes) {
+					String reply = node.cli("PUBSUB", "SHARDNUMSUB", channel);
+					perNode.add(Long.parseLong(reply.lines().reduce((first, second) -> second).orElse("0").trim()));
+				}
+				assertThat(perNode.stream().mapToLong(Long::longValue).sum())
+					.as("sharded subscriptions of the channel, all nodes").isEqualTo(1);
+				provider.release(held);
+				assertThat(woken.await(5, TimeUnit.SECONDS)).as("waiter woken by SPUBLISH").isTrue();
+			}
+		}
+		finally {
+			provider.close();
 		}
 	}
 

@@ -1,0 +1,60 @@
+package dev.distlock.redis;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Runs the backend's Lua scripts, one round trip each: {@link LettuceScriptRunner} on Lettuce's own shared
+ * connection, {@link TemplateScriptRunner} through {@code RedisTemplate} for every other driver. Keys and arguments are
+ * bytes; every script returns an integer.
+ */
+interface ScriptRunner extends AutoCloseable {
+
+	/**
+	 * Runs a script and waits for its reply, at most the client's command timeout.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return its integer reply
+	 * @throws org.springframework.dao.DataAccessException if Redis failed or did not answer in time
+	 */
+	long run(LockScript script, byte[][] keys, byte[]... args);
+
+	/**
+	 * Sends a script without waiting for its reply. Commands stay ordered on the connection, so a later script on the
+	 * same connection is served after this one. Runners without an asynchronous connection run it and wait.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param onFailure called (on any thread) if the script failed or got no reply
+	 */
+	void send(LockScript script, byte[][] keys, byte[][] args, Consumer<Throwable> onFailure);
+
+	/**
+	 * Runs one script for many key sets in as few round trips as the connection allows (one, pipelined, on one node).
+	 * @param script the script
+	 * @param keys the keys of each call
+	 * @param args the arguments of each call
+	 * @return each call's reply, in order
+	 * @throws org.springframework.dao.DataAccessException if Redis failed
+	 */
+	long[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args);
+
+	/**
+	 * Whether {@link #send} returns before the reply.
+	 * @return {@code true} for an asynchronous connection
+	 */
+	boolean sendsAsynchronously();
+
+	/**
+	 * Whether the connection can still be used; a runner whose connection was closed under it is replaced.
+	 * @return {@code false} once the connection is closed for good
+	 */
+	default boolean isOpen() {
+		return true;
+	}
+
+	@Override
+	void close();
+
+}
