@@ -35,7 +35,7 @@ public final class RedisLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
-			ObjectProvider<LockSettings> settings) {
+			ObjectProvider<LockSettings> settings, ObjectProvider<RedisLockProviderCustomizer> customizers) {
 		LockSettings lockSettings = settings.getIfAvailable(LockSettings::defaults);
 		checkWaiterTimeout(properties.getWaiterTimeout(), lockSettings);
 		if (properties.getFenceRetention().toMillis() < 1) {
@@ -46,6 +46,7 @@ public final class RedisLockAutoConfiguration {
 		provider.setWaiterTimeout(properties.getWaiterTimeout());
 		provider.setWriterPreference(properties.isWriterPreference());
 		provider.setFenceRetention(properties.getFenceRetention());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(provider));
 		return provider;
 	}
 
