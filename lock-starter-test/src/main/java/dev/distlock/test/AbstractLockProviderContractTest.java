@@ -38,9 +38,14 @@ import static org.assertj.core.api.Assertions.fail;
 /**
  * The provider contract every backend passes (and every SQL dialect): mutual exclusion checked from a recorded
  * history, re-entry without round trips, ownership, fencing, leases, the watchdog, lost-lease reporting, waiting and
- * local queueing. A backend's test extends this and supplies only {@link #createProvider()} and
- * {@link #breakLock(String, LockType)}; each {@code createProvider()} call stands for another process on the same
- * backend. Types a backend does not list are checked to be refused, never skipped.
+ * local queueing. A backend's test (JUnit 5) extends this with three hooks, as ShedLock's provider tests do:
+ * <ul>
+ * <li>{@link #createProvider()}: a new provider on the shared backend; each call stands for another process;</li>
+ * <li>{@link #breakLock(String, LockType)}: removes a lock behind its holders' backs;</li>
+ * <li>{@link #shortLease()} (optional): the shortest fixed lease the backend honours reliably.</li>
+ * </ul>
+ * Types a backend does not list are checked to be refused, never skipped. Published in {@code lock-starter-test};
+ * see docs/write-a-backend.md.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractLockProviderContractTest {
