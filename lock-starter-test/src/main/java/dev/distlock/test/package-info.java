@@ -1,5 +1,5 @@
 /**
- * The distlock test kit: {@link dev.distlock.test.AbstractLockProviderContractTest}, the contract a backend's test
+ * The distlock test kit: {@link dev.distlock.test.AbstractLockProviderContractTests}, the contract a backend's test
  * extends, with the {@link dev.distlock.test.LockHistory} it checks; and {@link dev.distlock.test.LockRecorder}, which
  * lets an application's test assert which locks a call took.
  */

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The history checker must see every kind of violation, or the contract test proves nothing.
  */
-class LockHistoryTest {
+class LockHistoryTests {
 
 	private static Hold hold(LockType type, long token, long start, long end) {
 		return new Hold("k", type, 2, token, "h" + token, start, start, end);

@@ -4,15 +4,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The provider contract on PostgreSQL, in a lock table of its own.
+ * The provider contract on H2, in a lock table of its own.
  */
-class PostgresJdbcLockProviderContractTest extends AbstractJdbcLockProviderContractTest {
+class H2JdbcLockProviderContractTests extends AbstractJdbcLockProviderContractTests {
 
 	private static JdbcTestDatabase database;
 
 	@BeforeAll
 	static void createTable() {
-		database = JdbcTestDatabase.postgres();
+		database = JdbcTestDatabase.h2();
 	}
 
 	@AfterAll

@@ -7,7 +7,7 @@ import java.util.List;
 
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.test.AbstractLockProviderContractTest;
+import dev.distlock.test.AbstractLockProviderContractTests;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sessions are still open, which proves that timed-out, try-once, expired and released attempts all delete their
  * nodes.
  */
-class ZooKeeperLockProviderContractTest extends AbstractLockProviderContractTest {
+class ZooKeeperLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	private static TestingServer server;
 

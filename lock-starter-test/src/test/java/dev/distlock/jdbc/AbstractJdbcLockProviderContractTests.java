@@ -14,7 +14,7 @@ import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
-import dev.distlock.test.AbstractLockProviderContractTest;
+import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * provider sweeps the table every {@link #CLEANUP_INTERVAL}, so the contract's concurrency and fencing cases also
  * run while rows are being deleted under them; the cases here add what the table keeps after release.
  */
-abstract class AbstractJdbcLockProviderContractTest extends AbstractLockProviderContractTest {
+abstract class AbstractJdbcLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	/** The residue window of these tests: short, so that rows go while the contract runs. */
 	static final Duration CLEANUP_INTERVAL = Duration.ofMillis(100);

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * signs the keys hold, and every key of one lock stays in one Redis Cluster slot.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RedissonLockNamespaceTest {
+class RedissonLockNamespaceTests {
 
 	/** Keys a user value could produce that look like another lock's names. */
 	private static final List<String> TRICKY_KEYS = List.of("X", "X:rw", "X:fair", "X:semaphore", "X}:redisson:rw",

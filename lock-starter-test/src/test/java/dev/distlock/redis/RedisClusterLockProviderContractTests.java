@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * hash tag would fail with CROSSSLOT. Release notifications travel between nodes over the cluster bus.
  */
 @Tag("fault")
-class RedisClusterLockProviderContractTest extends RedisLockProviderContractTest {
+class RedisClusterLockProviderContractTests extends RedisLockProviderContractTests {
 
 	private static final List<RedisServerProcess> nodes = new ArrayList<>();
 

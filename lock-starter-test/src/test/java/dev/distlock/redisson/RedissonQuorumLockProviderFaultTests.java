@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RedissonQuorumLockProviderFaultTest {
+class RedissonQuorumLockProviderFaultTests {
 
 	private static final Duration NODE_TIMEOUT = Duration.ofMillis(500);
 

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * client in the same run. Tagged {@code soak}: a measurement, not a check.
  */
 @Tag("soak")
-class RedissonThroughputTest {
+class RedissonThroughputTests {
 
 	private static final Duration ROUND = Duration.ofSeconds(1);
 

@@ -6,7 +6,7 @@ import java.util.List;
 
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.test.AbstractLockProviderContractTest;
+import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -17,7 +17,7 @@ import org.redisson.api.RedissonClient;
  * the other types must be refused). Tagged {@code fault} because it runs its own servers.
  */
 @Tag("fault")
-class RedissonQuorumLockProviderContractTest extends AbstractLockProviderContractTest {
+class RedissonQuorumLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	private static RedisProcesses servers;
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.test.AbstractLockProviderContractTest;
+import dev.distlock.test.AbstractLockProviderContractTests;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,7 +17,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The provider contract on the Redis at {@link TestServers#redisUri()}; every provider is another "process" with
  * its own subscription, sharing one connection factory.
  */
-class RedisLockProviderContractTest extends AbstractLockProviderContractTest {
+class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	private static LettuceConnectionFactory standalone;
 

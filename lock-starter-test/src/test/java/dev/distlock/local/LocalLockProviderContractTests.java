@@ -2,12 +2,12 @@ package dev.distlock.local;
 
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.test.AbstractLockProviderContractTest;
+import dev.distlock.test.AbstractLockProviderContractTests;
 
 /**
  * The provider contract on the in-JVM reference backend; providers share one store, as processes share a server.
  */
-class LocalLockProviderContractTest extends AbstractLockProviderContractTest {
+class LocalLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	private final LocalLockProvider backend = new LocalLockProvider();
 

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The shared test servers are reachable. Fails (never skips) when one is missing, with a message saying what to
  * start.
  */
-class TestServersTest {
+class TestServersTests {
 
 	@Test
 	void redisAnswersPing() throws Exception {

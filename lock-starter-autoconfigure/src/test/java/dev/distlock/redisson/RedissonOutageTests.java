@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RedissonOutageTest {
+class RedissonOutageTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(1);
 

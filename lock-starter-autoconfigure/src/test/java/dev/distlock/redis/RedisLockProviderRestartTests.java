@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Tag("fault")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class RedisLockProviderRestartTest {
+class RedisLockProviderRestartTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 

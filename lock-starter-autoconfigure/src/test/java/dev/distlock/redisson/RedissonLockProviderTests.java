@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * capacity rule.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RedissonLockProviderTest {
+class RedissonLockProviderTests {
 
 	private final String prefix = "rt:" + UUID.randomUUID().toString().substring(0, 8) + ":";
 

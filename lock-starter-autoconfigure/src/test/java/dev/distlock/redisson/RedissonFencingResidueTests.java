@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * released lock leaves in Redis expires within the documented retention.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RedissonFencingResidueTest {
+class RedissonFencingResidueTests {
 
 	private static final Duration RETENTION = Duration.ofMinutes(10);
 

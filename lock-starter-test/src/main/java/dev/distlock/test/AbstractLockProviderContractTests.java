@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.fail;
  * see docs/write-a-backend.md.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class AbstractLockProviderContractTest {
+public abstract class AbstractLockProviderContractTests {
 
 	private final List<LockTemplate> templates = Collections.synchronizedList(new ArrayList<>());
 

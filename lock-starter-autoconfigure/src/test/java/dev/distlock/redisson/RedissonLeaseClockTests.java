@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the holder's lease instead of lengthening it past Redis' expiry.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RedissonLeaseClockTest {
+class RedissonLeaseClockTests {
 
 	private static final Duration REPLY_DELAY = Duration.ofMillis(700);
 

@@ -4,15 +4,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The provider contract on MariaDB, in a lock table of its own.
+ * The provider contract on PostgreSQL, in a lock table of its own.
  */
-class MariadbJdbcLockProviderContractTest extends AbstractJdbcLockProviderContractTest {
+class PostgresJdbcLockProviderContractTests extends AbstractJdbcLockProviderContractTests {
 
 	private static JdbcTestDatabase database;
 
 	@BeforeAll
 	static void createTable() {
-		database = JdbcTestDatabase.mariadb();
+		database = JdbcTestDatabase.postgres();
 	}
 
 	@AfterAll

@@ -2,7 +2,7 @@ package dev.distlock.redisson;
 
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.test.AbstractLockProviderContractTest;
+import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,7 +13,7 @@ import org.redisson.api.RedissonClient;
  * The provider contract on the shared Redis (127.0.0.1:6379), every type; each provider has its own
  * {@link RedissonClient}, as each process would.
  */
-class RedissonLockProviderContractTest extends AbstractLockProviderContractTest {
+class RedissonLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	private static RedissonClient admin;
 

@@ -4,15 +4,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The provider contract on H2, in a lock table of its own.
+ * The provider contract on MariaDB, in a lock table of its own.
  */
-class H2JdbcLockProviderContractTest extends AbstractJdbcLockProviderContractTest {
+class MariadbJdbcLockProviderContractTests extends AbstractJdbcLockProviderContractTests {
 
 	private static JdbcTestDatabase database;
 
 	@BeforeAll
 	static void createTable() {
-		database = JdbcTestDatabase.h2();
+		database = JdbcTestDatabase.mariadb();
 	}
 
 	@AfterAll
