@@ -212,6 +212,26 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void userSchemaInitializerBeanIsKept() {
+		this.contextRunner.withUserConfiguration(UserSchemaInitializerConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).getBean(JdbcLockSchemaInitializer.class)
+				.isSameAs(context.getBean("mySchemaInitializer"));
+			context.getBean(LockTemplate.class).acquire(LockRequest.of("k")).release();
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserSchemaInitializerConfiguration {
+
+		@Bean
+		JdbcLockSchemaInitializer mySchemaInitializer(DataSource dataSource) {
+			return new JdbcLockSchemaInitializer(dataSource, new JdbcLockProperties());
+		}
+
+	}
+
+	@Test
 	void builderCustomizersApplyInOrderAfterTheProperties() {
 		this.contextRunner.withPropertyValues("distlock.jdbc.table-name=app_locks")
 			.withBean("second", JdbcLockProviderBuilderCustomizer.class, () -> new OrderedJdbc(2, "app_locks"))

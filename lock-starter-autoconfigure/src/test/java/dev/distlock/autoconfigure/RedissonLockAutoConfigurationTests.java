@@ -198,6 +198,18 @@ class RedissonLockAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithAUserQuorumProviderShouldBackOff() {
+		this.contextRunner
+			.withPropertyValues("distlock.provider=redisson-quorum", "distlock.redisson.nodes=" + redisAddress())
+			.withBean("myQuorum", RedissonQuorumLockProvider.class,
+					() -> RedissonQuorumLockProvider.connect(java.util.List.of(redisAddress()), Duration.ofSeconds(1),
+							null),
+					(definition) -> definition.setDestroyMethodName("close"))
+			.run((context) -> assertThat(context).getBean(RedissonQuorumLockProvider.class)
+				.isSameAs(context.getBean("myQuorum")));
+	}
+
+	@Test
 	void runWithNodesAndAClientAndNoChoiceShouldAskForOne() {
 		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
 			.withPropertyValues("distlock.redisson.nodes=" + redisAddress())
