@@ -18,7 +18,7 @@ import org.springframework.core.Ordered;
 public class DistlockProperties {
 
 	/**
-	 * Backend used when a lock names none: local, redis, redisson, jdbc or zookeeper. Optional when exactly one
+	 * Backend used when a lock names none: local, redis, redisson, redisson-quorum, jdbc or zookeeper. Optional when exactly one
 	 * backend is available.
 	 */
 	private @Nullable String provider;

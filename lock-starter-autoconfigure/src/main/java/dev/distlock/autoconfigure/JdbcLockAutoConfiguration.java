@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure;
 import javax.sql.DataSource;
 
 import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.jdbc.JdbcLockProviderBuilder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -39,16 +40,19 @@ public final class JdbcLockAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JdbcLockProvider jdbcLockProvider(@DistlockDataSource ObjectProvider<DataSource> distlockDataSource,
-			ObjectProvider<DataSource> dataSource, JdbcLockProperties properties) {
-		return JdbcLockProvider.builder(distlockDataSource.getIfAvailable(dataSource::getObject))
+			ObjectProvider<DataSource> dataSource, JdbcLockProperties properties,
+			ObjectProvider<JdbcLockProviderBuilderCustomizer> customizers) {
+		DataSource lockDataSource = distlockDataSource.getIfAvailable(dataSource::getObject);
+		JdbcLockProviderBuilder builder = JdbcLockProvider.builder(lockDataSource)
 			.tableName(properties.getTableName())
 			.platform(properties.getPlatform())
 			.fairWaiterTimeout(properties.getFairWaiterTimeout())
 			.notifications(properties.isNotifications())
 			.cleanupInterval(properties.getCleanupInterval())
 			.cleanupBatchSize(properties.getCleanupBatchSize())
-			.minLockWait(properties.getMinLockWait())
-			.build();
+			.minLockWait(properties.getMinLockWait());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
 	}
 
 	@Bean

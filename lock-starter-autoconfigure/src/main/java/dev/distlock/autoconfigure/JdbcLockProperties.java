@@ -2,10 +2,13 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Positive;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * Configuration of the JDBC lock backend, under {@code distlock.jdbc.*}. Schema creation follows Spring Boot's
@@ -15,6 +18,7 @@ import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
  * @since 0.1.0
  */
 @ConfigurationProperties("distlock.jdbc")
+@Validated
 public class JdbcLockProperties extends DatabaseInitializationProperties {
 
 	/**
@@ -26,6 +30,7 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	/**
 	 * Name of the lock table, optionally qualified by a schema.
 	 */
+	@NotBlank
 	private String tableName = "distlock_lock";
 
 	/**
@@ -48,6 +53,7 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	/**
 	 * Most rows one sweep transaction deletes; a sweep deletes batches until one comes back short.
 	 */
+	@Positive
 	private int cleanupBatchSize = 500;
 
 	/**

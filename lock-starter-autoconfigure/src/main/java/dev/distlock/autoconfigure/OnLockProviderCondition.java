@@ -2,14 +2,17 @@ package dev.distlock.autoconfigure;
 
 import java.util.Map;
 
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
-import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The condition behind {@link ConditionalOnLockProvider}.
+ * The condition behind {@link ConditionalOnLockProvider}. Properties are read through a {@link Binder}, so relaxed
+ * names apply: {@code DISTLOCK_PROVIDER=local} or {@code DISTLOCK_REDIS_ENABLED=false} in the environment work as
+ * {@code distlock.provider} and {@code distlock.redis.enabled} do.
  */
 class OnLockProviderCondition extends SpringBootCondition {
 
@@ -18,21 +21,22 @@ class OnLockProviderCondition extends SpringBootCondition {
 		Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnLockProvider.class.getName());
 		String name = (String) attributes.get("value");
 		boolean explicitOnly = (Boolean) attributes.get("explicitOnly");
-		Environment environment = context.getEnvironment();
-		String enabled = environment.getProperty("distlock." + name + ".enabled");
-		if ("false".equalsIgnoreCase(enabled)) {
-			return ConditionOutcome.noMatch("distlock." + name + ".enabled is false");
+		ConditionMessage.Builder message = ConditionMessage.forCondition(ConditionalOnLockProvider.class,
+				"'" + name + "'");
+		Binder binder = Binder.get(context.getEnvironment());
+		String enabledProperty = "distlock." + name + ".enabled";
+		Boolean enabled = binder.bind(enabledProperty, Boolean.class).orElse(null);
+		if (enabled != null) {
+			return new ConditionOutcome(enabled, message.because(enabledProperty + " is " + enabled));
 		}
-		if ("true".equalsIgnoreCase(enabled)) {
-			return ConditionOutcome.match("distlock." + name + ".enabled is true");
+		String chosen = binder.bind("distlock.provider", String.class).map(String::trim).orElse("");
+		if (chosen.isEmpty()) {
+			return explicitOnly
+					? ConditionOutcome.noMatch(message.because("distlock.provider is not set and '" + name
+							+ "' is only used when chosen"))
+					: ConditionOutcome.match(message.because("distlock.provider is not set"));
 		}
-		String chosen = environment.getProperty("distlock.provider");
-		if (chosen == null || chosen.isBlank()) {
-			return explicitOnly ? ConditionOutcome.noMatch("distlock.provider is not set and '" + name
-					+ "' is only used when chosen") : ConditionOutcome.match("distlock.provider is not set");
-		}
-		return name.equalsIgnoreCase(chosen.trim()) ? ConditionOutcome.match("distlock.provider is " + name)
-				: ConditionOutcome.noMatch("distlock.provider is " + chosen);
+		return new ConditionOutcome(name.equalsIgnoreCase(chosen), message.because("distlock.provider is " + chosen));
 	}
 
 }

@@ -35,7 +35,7 @@ public final class RedisLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
-			ObjectProvider<LockSettings> settings) {
+			ObjectProvider<LockSettings> settings, ObjectProvider<RedisLockProviderCustomizer> customizers) {
 		LockSettings lockSettings = settings.getIfAvailable(LockSettings::defaults);
 		checkWaiterTimeout(properties.getWaiterTimeout(), lockSettings);
 		if (properties.getFenceRetention().toMillis() < 1) {
@@ -47,6 +47,7 @@ public final class RedisLockAutoConfiguration {
 		provider.setWriterPreference(properties.isWriterPreference());
 		provider.setFenceRetention(properties.getFenceRetention());
 		provider.setReleaseMode(properties.getReleaseMode());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(provider));
 		return provider;
 	}
 

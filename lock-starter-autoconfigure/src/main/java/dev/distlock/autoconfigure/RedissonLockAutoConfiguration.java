@@ -6,6 +6,7 @@ import dev.distlock.redisson.RedissonLockProvider;
 import dev.distlock.redisson.RedissonQuorumLockProvider;
 import org.redisson.api.RedissonClient;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -48,9 +49,11 @@ public final class RedissonLockAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RedissonLockProvider redissonLockProvider(RedissonClient redissonClient, RedissonLockProperties properties) {
+		RedissonLockProvider redissonLockProvider(RedissonClient redissonClient, RedissonLockProperties properties,
+				ObjectProvider<RedissonLockProviderCustomizer> customizers) {
 			RedissonLockProvider provider = new RedissonLockProvider(redissonClient, properties.getTimeout());
 			provider.setFenceRetention(properties.getFenceRetention());
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(provider));
 			return provider;
 		}
 
@@ -63,12 +66,15 @@ public final class RedissonLockAutoConfiguration {
 
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
-		RedissonQuorumLockProvider redissonQuorumLockProvider(RedissonLockProperties properties) {
+		RedissonQuorumLockProvider redissonQuorumLockProvider(RedissonLockProperties properties,
+				ObjectProvider<RedissonQuorumNodeConfigCustomizer> customizers) {
+			List<RedissonQuorumNodeConfigCustomizer> nodeCustomizers = customizers.orderedStream().toList();
 			RedissonQuorumLockProvider provider = RedissonQuorumLockProvider.connect(properties.getNodes(),
 					properties.getNodeTimeout(), (config) -> {
 						config.useSingleServer()
 							.setUsername(properties.getUsername())
 							.setPassword(properties.getPassword());
+						nodeCustomizers.forEach((customizer) -> customizer.customize(config));
 						return config;
 					});
 			provider.setFenceRetention(properties.getFenceRetention());

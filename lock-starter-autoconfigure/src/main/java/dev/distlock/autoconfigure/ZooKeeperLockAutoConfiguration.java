@@ -8,6 +8,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -42,19 +43,17 @@ public final class ZooKeeperLockAutoConfiguration {
 	static class ClientConfiguration {
 
 		@Bean(destroyMethod = "close")
-		CuratorFramework distlockCuratorFramework(ZooKeeperLockProperties properties) {
+		CuratorFramework distlockCuratorFramework(ZooKeeperLockProperties properties,
+				ObjectProvider<ZooKeeperLockClientBuilderCustomizer> customizers) {
 			ZooKeeperLockProperties.Retry retry = properties.getRetry();
-			if (retry.getMaxRetries() < 0) {
-				throw new LockConfigurationException(
-						"distlock.zookeeper.retry.max-retries must not be negative, was " + retry.getMaxRetries());
-			}
-			CuratorFramework client = CuratorFrameworkFactory.builder()
+			CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 				.connectString(properties.getConnectString())
 				.sessionTimeoutMs(millis("session-timeout", properties.getSessionTimeout()))
 				.connectionTimeoutMs(millis("connection-timeout", properties.getConnectionTimeout()))
 				.retryPolicy(new ExponentialBackoffRetry(millis("retry.base-sleep", retry.getBaseSleep()),
-						retry.getMaxRetries(), millis("retry.max-sleep", retry.getMaxSleep())))
-				.build();
+						retry.getMaxRetries(), millis("retry.max-sleep", retry.getMaxSleep())));
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+			CuratorFramework client = builder.build();
 			client.start();
 			return client;
 		}

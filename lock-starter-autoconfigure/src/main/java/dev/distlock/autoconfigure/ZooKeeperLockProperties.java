@@ -2,9 +2,12 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.PositiveOrZero;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * Configuration of the ZooKeeper backend, under {@code distlock.zookeeper.*}. The connection settings apply only when
@@ -14,6 +17,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @since 0.1.0
  */
 @ConfigurationProperties("distlock.zookeeper")
+@Validated
 public class ZooKeeperLockProperties {
 
 	/**
@@ -45,6 +49,7 @@ public class ZooKeeperLockProperties {
 	 */
 	private Duration connectionTimeout = Duration.ofSeconds(15);
 
+	@Valid
 	private final Retry retry = new Retry();
 
 	public @Nullable Boolean getEnabled() {
@@ -110,6 +115,7 @@ public class ZooKeeperLockProperties {
 		/**
 		 * Retries of one operation before it fails.
 		 */
+		@PositiveOrZero
 		private int maxRetries = 3;
 
 		public Duration getBaseSleep() {

@@ -204,7 +204,7 @@ final class LockExecutor {
 		if (type.isReentrant()) {
 			this.reentry.add(lease);
 		}
-		if (lease.isWatchdog()) {
+		if (lease.isWatchdog() || !provider.expiresLeases()) {
 			this.renewer.watch(lease);
 		}
 		attempt.bind(lease);

@@ -136,4 +136,14 @@ public interface LockProvider<H extends HeldLock> {
 	default void close() {
 	}
 
+	/**
+	 * Whether the backend frees a lock by itself when its lease runs out (a key's expiry, a row's lease column). A
+	 * backend whose locks live as long as the holder's session (ZooKeeper) returns {@code false}; the core's lease
+	 * clock then watches every lease of it, fixed ones included, and releases a lease that ran out on the backend.
+	 * @return {@code true} unless the holder's process must end its leases
+	 */
+	default boolean expiresLeases() {
+		return true;
+	}
+
 }

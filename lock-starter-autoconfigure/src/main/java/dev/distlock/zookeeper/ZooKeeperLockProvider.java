@@ -46,11 +46,11 @@ import org.jspecify.annotations.Nullable;
  * re-created (its sequence numbers restart, its czxids do not). Only an ensemble whose data is wiped starts over.
  * <p>
  * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock frees at session expiry.
- * ZooKeeper has no expiring node a client could renew, so the lease is enforced by the holder: when a lease passes
- * without renewal (this process's monotonic clock, from when the granting request was sent), the provider's
- * {@link FixedLeaseSweep} reports the lease lost ({@link LockAttempt#reportLost}) and only then deletes the node. The
- * holder therefore always learns of the end of its lease before anyone else can take the lock, and no client ever
- * deletes another's node. Renewal is a {@code setData} of the node (a write, ordered through the leader), which fails
+ * ZooKeeper has no expiring node a client could renew, so the lease is enforced in the holder's process: this
+ * provider says so ({@link #expiresLeases()} is {@code false}), and the core's lease clock then watches every lease
+ * of it, fixed ones included; when one passes without renewal it reports the lease lost and only then releases it
+ * here, which deletes the node. The holder therefore always learns of the end of its lease before anyone else can
+ * take the lock, and no client ever deletes another's node. Renewal is a {@code setData} of the node (a write, ordered through the leader), which fails
  * if the node is gone; the node's data is the owner token, the lease and the full key, for operators.
  * <p>
  * <b>Sessions</b>: SUSPENDED puts every lease in doubt: it is logged, and if the connection is not back while the
@@ -96,8 +96,6 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	private final ConnectionStateListener stateListener = (client, state) -> stateChanged(state);
 
-	private final FixedLeaseSweep sweep;
-
 	/** Send time of the last request the servers answered; far in the past until there is one. */
 	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
 
@@ -133,8 +131,6 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-		this.sweep = new FixedLeaseSweep(this.held.values(), this.scheduler, (lock) -> lose(lock,
-				"its lease of " + lock.lease() + " ran out before it was renewed or released"));
 		client.getConnectionStateListenable().addListener(this.stateListener);
 	}
 
@@ -220,9 +216,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 						own = null;
 						continue;
 					}
-					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token, checkSent);
+					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token);
 					this.held.put(own, lock);
-					this.sweep.start();
 					granted = true;
 					return lock;
 				}
@@ -317,7 +312,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			return false;
 		}
 		confirmed(sent);
-		return zkLock.renewed(sent, lease);
+		// a hold that ended meanwhile (session lost) stays ended: the renewal came too late
+		return !zkLock.isFinished();
 	}
 
 	@Override
@@ -456,7 +452,16 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Stops the expiry checks and session handling. Locks still held keep their nodes until released or until the
+	 * {@code false}: a node lives as long as its holder's session, so the core's lease clock ends this provider's
+	 * leases on time and releases them here.
+	 */
+	@Override
+	public boolean expiresLeases() {
+		return false;
+	}
+
+	/**
+	 * Stops the session handling. Locks still held keep their nodes until released or until the
 	 * client's session ends.
 	 */
 	@Override

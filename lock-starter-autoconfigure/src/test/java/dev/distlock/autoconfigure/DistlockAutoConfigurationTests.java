@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import com.jayway.jsonpath.JsonPath;
@@ -26,8 +27,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -245,6 +249,82 @@ class DistlockAutoConfigurationTests {
 		assertThat(names).contains("distlock.provider", "distlock.key-prefix", "distlock.default-lease",
 				"distlock.watchdog.lease", "distlock.watchdog.interval", "distlock.on-lease-lost",
 				"distlock.aop.enabled", "distlock.aop.order");
+	}
+
+	@Test
+	void runWithProviderFromAnEnvironmentVariableShouldChooseIt() {
+		this.contextRunner.withInitializer(environment(Map.of("DISTLOCK_PROVIDER", "local")))
+			.run((context) -> assertThat(context.getBean(LockTemplate.class).defaultProvider().name())
+				.isEqualTo("local"));
+	}
+
+	@Test
+	void runWithBackendEnabledByAnEnvironmentVariableShouldAddItBesideTheDefault() {
+		this.contextRunner.withUserConfiguration(TwoProviders.class)
+			.withInitializer(environment(Map.of("DISTLOCK_PROVIDER", "alpha", "DISTLOCK_LOCAL_ENABLED", "true")))
+			.run((context) -> assertThat(context.getBean(LockTemplate.class).providers())
+				.containsOnlyKeys("alpha", "beta", "local"));
+	}
+
+	@Test
+	void runWithBackendDisabledByAnEnvironmentVariableShouldNotRegisterIt() {
+		this.contextRunner
+			.withInitializer(environment(Map.of("DISTLOCK_PROVIDER", "local", "DISTLOCK_LOCAL_ENABLED", "false")))
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("distlock.provider is 'local' but no such lock provider is available"));
+	}
+
+	@Test
+	void configurationMetadataListsEveryProviderAndGivesEveryPropertyADefaultOrAHint() throws Exception {
+		String json = Files.readString(Path.of("target/classes/META-INF/spring-configuration-metadata.json"));
+		List<String> providers = JsonPath.read(json, "$.hints[?(@.name == 'distlock.provider')].values[*].value");
+		assertThat(providers).containsExactlyInAnyOrder("local", "redis", "redisson", "redisson-quorum", "jdbc",
+				"zookeeper");
+		List<String> descriptions = JsonPath.read(json,
+				"$.hints[?(@.name == 'distlock.provider')].values[*].description");
+		assertThat(descriptions).hasSize(providers.size()).allSatisfy((text) -> assertThat(text).isNotBlank());
+		List<Map<String, Object>> properties = JsonPath.read(json, "$.properties[*]");
+		Set<String> hinted = Set.copyOf(JsonPath.<List<String>>read(json, "$.hints[*].name"));
+		assertThat(properties).allSatisfy((property) -> {
+			String name = (String) property.get("name");
+			assertThat(property.containsKey("defaultValue") || hinted.contains(name))
+				.as("%s has a default value or a hint", name)
+				.isTrue();
+			assertThat(property.get("description")).as("description of %s", name).isNotNull();
+		});
+		for (String provider : providers) {
+			assertThat(properties).as("distlock.%s.enabled", provider)
+				.anySatisfy((property) -> assertThat(property.get("name"))
+					.isEqualTo("distlock." + provider + ".enabled"));
+		}
+	}
+
+	private static ApplicationContextInitializer<ConfigurableApplicationContext> environment(
+			Map<String, Object> variables) {
+		return (context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment", variables));
+	}
+
+	@Test
+	void runWithUserSettingsRenewerAndLocalProviderShouldUseThem() {
+		LockSettings settings = LockSettings.defaults().withKeyPrefix("mine:");
+		dev.distlock.core.LeaseRenewer renewer = new dev.distlock.core.LeaseRenewer(1);
+		LocalLockProvider local = new LocalLockProvider();
+		this.contextRunner.withPropertyValues("distlock.provider=local", "distlock.key-prefix=ignored:")
+			.withBean(LockSettings.class, () -> settings)
+			.withBean(dev.distlock.core.LeaseRenewer.class, () -> renewer)
+			.withBean(LocalLockProvider.class, () -> local)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LockSettings.class)
+					.hasSingleBean(dev.distlock.core.LeaseRenewer.class)
+					.hasSingleBean(LocalLockProvider.class);
+				LockTemplate template = context.getBean(LockTemplate.class);
+				assertThat(template.settings()).isSameAs(settings);
+				assertThat(template.defaultProvider()).isSameAs(local);
+			});
 	}
 
 	public static class Annotated {

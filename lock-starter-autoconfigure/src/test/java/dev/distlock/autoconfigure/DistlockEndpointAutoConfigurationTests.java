@@ -33,6 +33,15 @@ class DistlockEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithUserEndpointShouldBackOff() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks")
+			.withBean("myLocksEndpoint", LocksEndpoint.class, () -> new LocksEndpoint(
+					new LockTemplate(new dev.distlock.local.LocalLockProvider())))
+			.run((context) -> assertThat(context).getBean(LocksEndpoint.class)
+				.isSameAs(context.getBean("myLocksEndpoint")));
+	}
+
+	@Test
 	void runWhenNotExposedShouldNotCreateEndpoint() {
 		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(LocksEndpoint.class));
 	}

@@ -53,6 +53,15 @@ class DistlockObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithUserListenerShouldBackOff() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withBean("myListener", ObservationLockListener.class,
+					() -> new ObservationLockListener(ObservationRegistry.NOOP))
+			.run((context) -> assertThat(context).getBean(ObservationLockListener.class)
+				.isSameAs(context.getBean("myListener")));
+	}
+
+	@Test
 	void runWithObservationsOfDistlockDisabledShouldObserveNothing() {
 		List<String> started = new ArrayList<>();
 		this.contextRunner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))

@@ -211,6 +211,74 @@ class JdbcLockAutoConfigurationTests {
 			});
 	}
 
+	@Test
+	void userSchemaInitializerBeanIsKept() {
+		this.contextRunner.withUserConfiguration(UserSchemaInitializerConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).getBean(JdbcLockSchemaInitializer.class)
+				.isSameAs(context.getBean("mySchemaInitializer"));
+			context.getBean(LockTemplate.class).acquire(LockRequest.of("k")).release();
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserSchemaInitializerConfiguration {
+
+		@Bean
+		JdbcLockSchemaInitializer mySchemaInitializer(DataSource dataSource) {
+			return new JdbcLockSchemaInitializer(dataSource, new JdbcLockProperties());
+		}
+
+	}
+
+	@Test
+	void builderCustomizersApplyInOrderAfterTheProperties() {
+		this.contextRunner.withPropertyValues("distlock.jdbc.table-name=app_locks")
+			.withBean("second", JdbcLockProviderBuilderCustomizer.class, () -> new OrderedJdbc(2, "app_locks"))
+			.withBean("first", JdbcLockProviderBuilderCustomizer.class, () -> new OrderedJdbc(1, "no_such_table"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(JdbcLockProvider.class).tableName())
+					.as("the later customizer wins over the earlier one").isEqualTo("app_locks");
+			});
+	}
+
+	@Test
+	void nonPositiveCleanupBatchSizeFailsWithTheConstraintsMessage() {
+		this.contextRunner.withPropertyValues("distlock.jdbc.cleanup-batch-size=0")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(org.springframework.boot.context.properties.bind.validation.BindValidationException.class)
+				.hasMessageContaining("distlock.jdbc")
+				.hasMessageContaining("cleanupBatchSize")
+				.hasMessageContaining("must be greater than 0"));
+	}
+
+	@Test
+	void blankTableNameFailsWithTheConstraintsMessage() {
+		this.contextRunner.withPropertyValues("distlock.jdbc.table-name= ")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("tableName")
+				.hasMessageContaining("must not be blank"));
+	}
+
+	/** Sets the table name; checks that it runs after the properties were applied. */
+	record OrderedJdbc(int order, String tableName) implements JdbcLockProviderBuilderCustomizer,
+			org.springframework.core.Ordered {
+
+		@Override
+		public void customize(dev.distlock.jdbc.JdbcLockProviderBuilder builder) {
+			builder.tableName(this.tableName);
+		}
+
+		@Override
+		public int getOrder() {
+			return this.order;
+		}
+
+	}
+
 	private static LockConfigurationException configurationFailure(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof LockConfigurationException configuration) {

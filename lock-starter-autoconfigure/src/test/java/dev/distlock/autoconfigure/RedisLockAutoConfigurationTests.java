@@ -143,6 +143,34 @@ class RedisLockAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void customizersApplyInOrderAfterTheProperties() {
+		this.contextRunner.withPropertyValues("distlock.redis.waiter-timeout=7s")
+			.withBean("second", RedisLockProviderCustomizer.class, () -> new WaiterTimeoutCustomizer(2, Duration.ofSeconds(9)))
+			.withBean("first", RedisLockProviderCustomizer.class, () -> new WaiterTimeoutCustomizer(1, Duration.ofSeconds(8)))
+			.run((context) -> assertThat(context.getBean(RedisLockProvider.class).getWaiterTimeout())
+				.as("the last customizer in order wins over the earlier one and the property")
+				.isEqualTo(Duration.ofSeconds(9)));
+	}
+
+	/** Sets the waiter timeout, in the given order. */
+	record WaiterTimeoutCustomizer(int order, Duration waiterTimeout) implements RedisLockProviderCustomizer,
+			org.springframework.core.Ordered {
+
+		@Override
+		public void customize(RedisLockProvider provider) {
+			assertThat(provider.getWaiterTimeout()).as("customizer %d sees what came before", this.order)
+				.isEqualTo(Duration.ofSeconds(6 + this.order));
+			provider.setWaiterTimeout(this.waiterTimeout);
+		}
+
+		@Override
+		public int getOrder() {
+			return this.order;
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class UserProviderConfiguration {
 

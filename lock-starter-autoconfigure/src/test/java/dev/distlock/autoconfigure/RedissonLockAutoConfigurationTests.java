@@ -144,6 +144,44 @@ class RedissonLockAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithCustomizersShouldApplyThemInOrderAfterTheProperties() {
+		java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
+			.withPropertyValues("distlock.provider=redisson", "distlock.redisson.fence-retention=10m",
+					"distlock.redisson.nodes=" + redisAddress(), "distlock.redisson-quorum.enabled=true")
+			.withBean("late", RedissonLockProviderCustomizer.class, () -> new OrderedRedisson(2, calls))
+			.withBean("early", RedissonLockProviderCustomizer.class, () -> new OrderedRedisson(1, calls))
+			.withBean(RedissonQuorumNodeConfigCustomizer.class, () -> (config) -> {
+				calls.add("node " + config.useSingleServer().getAddress());
+				config.useSingleServer().setClientName("distlock-quorum-test");
+			})
+			.run((context) -> {
+				assertThat(context.getBean(RedissonLockProvider.class).getFenceRetention())
+					.isEqualTo(Duration.ofMinutes(2));
+				assertThat(calls).containsSubsequence("provider 1", "provider 2").contains("node " + redisAddress());
+				assertThat(context.getBean(RedissonQuorumLockProvider.class).getFenceRetention())
+					.isEqualTo(Duration.ofMinutes(10));
+			});
+	}
+
+	/** Records its call and sets the fence retention to its order in minutes. */
+	record OrderedRedisson(int order, java.util.List<String> calls) implements RedissonLockProviderCustomizer,
+			org.springframework.core.Ordered {
+
+		@Override
+		public void customize(RedissonLockProvider provider) {
+			this.calls.add("provider " + this.order);
+			provider.setFenceRetention(Duration.ofMinutes(this.order));
+		}
+
+		@Override
+		public int getOrder() {
+			return this.order;
+		}
+
+	}
+
+	@Test
 	void runWithNodesShouldCreateTheQuorumProvider() {
 		this.contextRunner
 			.withPropertyValues("distlock.provider=redisson-quorum",
@@ -157,6 +195,18 @@ class RedissonLockAutoConfigurationTests {
 				assertThat(template.defaultProvider()).isSameAs(provider);
 				assertThat(template.execute("quorum-1", () -> "locked")).isEqualTo("locked");
 			});
+	}
+
+	@Test
+	void runWithAUserQuorumProviderShouldBackOff() {
+		this.contextRunner
+			.withPropertyValues("distlock.provider=redisson-quorum", "distlock.redisson.nodes=" + redisAddress())
+			.withBean("myQuorum", RedissonQuorumLockProvider.class,
+					() -> RedissonQuorumLockProvider.connect(java.util.List.of(redisAddress()), Duration.ofSeconds(1),
+							null),
+					(definition) -> definition.setDestroyMethodName("close"))
+			.run((context) -> assertThat(context).getBean(RedissonQuorumLockProvider.class)
+				.isSameAs(context.getBean("myQuorum")));
 	}
 
 	@Test

@@ -170,6 +170,47 @@ class ZooKeeperLockAutoConfigurationTests {
 				.hasMessageContaining("distlock.zookeeper.connect-string"));
 	}
 
+	@Test
+	void runWithClientBuilderCustomizersShouldApplyThemInOrder() {
+		this.contextRunner
+			.withPropertyValues("distlock.zookeeper.connect-string=" + server.getConnectString(),
+					"distlock.zookeeper.connection-timeout=4s")
+			.withBean("second", ZooKeeperLockClientBuilderCustomizer.class,
+					() -> new OrderedCurator(2, 6000))
+			.withBean("first", ZooKeeperLockClientBuilderCustomizer.class, () -> new OrderedCurator(1, 5000))
+			.run((context) -> assertThat(context.getBean(CuratorFramework.class)
+				.getZookeeperClient()
+				.getConnectionTimeoutMs()).as("the later customizer wins").isEqualTo(6000));
+	}
+
+	@Test
+	void runWithNegativeMaxRetriesShouldFailWithTheConstraintsMessage() {
+		this.contextRunner
+			.withPropertyValues("distlock.zookeeper.connect-string=" + server.getConnectString(),
+					"distlock.zookeeper.retry.max-retries=-1")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(org.springframework.boot.context.properties.bind.validation.BindValidationException.class)
+				.hasMessageContaining("retry.maxRetries")
+				.hasMessageContaining("must be greater than or equal to 0"));
+	}
+
+	/** Sets the connection timeout. */
+	record OrderedCurator(int order, int connectionTimeoutMs) implements ZooKeeperLockClientBuilderCustomizer,
+			org.springframework.core.Ordered {
+
+		@Override
+		public void customize(CuratorFrameworkFactory.Builder builder) {
+			builder.connectionTimeoutMs(this.connectionTimeoutMs);
+		}
+
+		@Override
+		public int getOrder() {
+			return this.order;
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class UserClientConfiguration {
 

@@ -179,6 +179,30 @@ class ZooKeeperLockProviderTests {
 	}
 
 	@Test
+	void fixedLeaseNobodyListensToEndsOnTimeAndItsNodeGoesForAnotherProcess() throws Exception {
+		LockTemplate a = process();
+		LockTemplate b = process();
+		// no onLost, no execute: only the core's lease clock can end this lease while a's session stays open
+		long requested = System.nanoTime();
+		Lease forgotten = a.acquire(LockRequest.builder("forgotten").lease(Duration.ofMillis(300))
+			.waitTime(Duration.ZERO).build());
+		long granted = System.nanoTime();
+		Lease next = b.acquire(LockRequest.builder("forgotten").waitTime(Duration.ofSeconds(10)).build());
+		long now = System.nanoTime();
+		// the lease is counted from when the granting request was sent, so it ends 300 ms after that at the earliest
+		assertThat(Duration.ofNanos(now - requested)).as("not before the fixed lease's end")
+			.isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		assertThat(Duration.ofNanos(now - granted)).as("another process gets the lock soon after the lease's end")
+			.isLessThan(Duration.ofSeconds(3));
+		assertThat(forgotten.isValid()).isFalse();
+		assertThat(next.fencingToken()).isGreaterThan(forgotten.fencingToken());
+		assertThat(lockNodes()).as("only the new holder's node").hasSize(1);
+		next.release();
+		forgotten.release();
+		assertThat(lockNodes()).isEmpty();
+	}
+
+	@Test
 	void interruptedWaiterLeavesTheQueue() throws Exception {
 		LockTemplate a = process();
 		LockTemplate b = process();
