@@ -235,7 +235,7 @@ public class LeaderCandidate implements SmartLifecycle {
 		long keep = this.lease.toNanos() * 2 / 3;
 		try {
 			// renew once a third of the lease has passed by the lease's clock (a grant may come late in its lease)
-			while (this.running && !current.awaitEnd(untilRenewal(lease, keep))) {
+			while (this.running && !current.awaitEnd(current.nanosUntilOnly(keep))) {
 				try {
 					lease.extend(this.lease);
 				}
@@ -281,11 +281,6 @@ public class LeaderCandidate implements SmartLifecycle {
 		catch (java.util.concurrent.RejectedExecutionException ex) {
 			logger.debug("Not published after stop: " + event);
 		}
-	}
-
-	private static long untilRenewal(Lease lease, long keepNanos) {
-		long left = Duration.between(Instant.now(), lease.expiresAt()).toNanos();
-		return Math.max(0, left - keepNanos);
 	}
 
 	private Duration retryDelay() {

@@ -1,5 +1,6 @@
 package dev.distlock.leader;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -122,6 +123,11 @@ public final class LeaderTerm {
 			return true;
 		}
 		return false;
+	}
+
+	/** Time until only {@code keepNanos} of the lease are left by its clock, never negative. */
+	long nanosUntilOnly(long keepNanos) {
+		return Math.max(0, Duration.between(Instant.now(), this.lease.expiresAt()).toNanos() - keepNanos);
 	}
 
 	/** Waits up to the given time for the term to end; {@code true} if it ended. */

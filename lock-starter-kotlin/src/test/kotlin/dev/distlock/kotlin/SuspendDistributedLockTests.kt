@@ -1,6 +1,7 @@
 package dev.distlock.kotlin
 
 import dev.distlock.annotation.DistributedLock
+import dev.distlock.annotation.LockFailureAction
 import dev.distlock.autoconfigure.DistlockAutoConfiguration
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration
 import dev.distlock.core.LockRequest
@@ -85,6 +86,18 @@ class SuspendDistributedLockTests {
 		assertFree(context, sku)
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = ["local", "redis"])
+	fun busyLockUnderSkipReturnsNull(provider: String) = run(provider) { context ->
+		val inventory = context.getBean(Inventory::class.java)
+		val locks = context.getBean(LockTemplate::class.java)
+		val sku = UUID.randomUUID().toString()
+		val held = locks.acquire(LockRequest.of("sku:$sku"))
+		assertThat(inventory.tryReserve(sku)).`as`("call while the lock is held elsewhere").isNull()
+		held.release()
+		assertThat(inventory.tryReserve(sku)).isEqualTo("reserved $sku")
+	}
+
 	private fun assertFree(context: AssertableApplicationContext, sku: String) {
 		val locks = context.getBean(LockTemplate::class.java)
 		val lease = locks.tryAcquire(LockRequest.builder("sku:$sku").waitTime(Duration.ofSeconds(2)).build())
@@ -113,6 +126,12 @@ class SuspendDistributedLockTests {
 			delay(holdMillis)
 			history.record(lease, 1, Thread.currentThread().name, requested, start, System.nanoTime())
 			return lease.fencingToken()
+		}
+
+		@DistributedLock(name = "sku", key = "#sku", waitTime = "0", onFailure = LockFailureAction.SKIP)
+		open suspend fun tryReserve(sku: String): String? {
+			delay(10)
+			return "reserved $sku"
 		}
 
 		@DistributedLock(name = "sku", key = "#sku")
