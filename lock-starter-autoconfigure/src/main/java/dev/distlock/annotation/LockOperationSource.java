@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -123,7 +124,8 @@ public class LockOperationSource {
 					+ "type is " + type);
 		}
 		Class<?> returnType = specific.getReturnType();
-		LockOperation.Reactive reactive = reactive(returnType);
+		LockOperation.Reactive reactive = isSuspending(specific) ? LockOperation.Reactive.MONO
+				: reactive(returnType);
 		AsyncResultHandler async = (reactive != null) ? null : asyncHandler(returnType, where);
 		String fallbackName = annotation.fallbackMethod().trim();
 		LockFailureAction onFailure = annotation.onFailure();
@@ -266,6 +268,17 @@ public class LockOperationSource {
 			throw new LockConfigurationException(where + ": lock provider '" + chosen.name() + "' does not support "
 					+ type + " locks; it supports " + chosen.supportedTypes());
 		}
+	}
+
+	/**
+	 * Whether the method is a Kotlin {@code suspend fun} that Spring AOP runs as a {@code Mono} (it does when
+	 * kotlinx-coroutines-reactor is present): such a method returns before its body runs, so it must lock per
+	 * subscription like a {@code Mono} method, or the lock would be released before the coroutine ran.
+	 */
+	private static boolean isSuspending(Method method) {
+		return KotlinDetector.isSuspendingFunction(method)
+				&& ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
+						method.getDeclaringClass().getClassLoader());
 	}
 
 }
