@@ -18,17 +18,23 @@ import org.jspecify.annotations.Nullable;
  * A place ends with its lease, however the lease ends: released, lost, or out of time. No timer is needed for the
  * last: a waiter bounds its wait by the holder's lease end and, once that has passed, marks the holder lost (which
  * frees the place) and takes over. Nothing of this runs while nobody waits.
+ * <p>
+ * An idle place stays in its map for the next acquisition of the key (a hot key allocates nothing per call); idle
+ * places are swept in bulk when a map has grown past twice what it kept at its last sweep (and at least
+ * {@value #SWEEP_SLACK} places), so memory stays bounded and the sweep costs O(1) per call on average.
  */
 final class LocalQueue {
 
 	private static final long TAKEOVER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-	@SuppressWarnings("unchecked")
-	private final ConcurrentHashMap<String, Slot>[] slots = new ConcurrentHashMap[LockType.values().length];
+	/** Idle places a map may keep beyond twice what it kept at its last sweep. */
+	static final int SWEEP_SLACK = 1024;
+
+	private final Places[] slots = new Places[LockType.values().length];
 
 	LocalQueue() {
 		for (int i = 0; i < this.slots.length; i++) {
-			this.slots[i] = new ConcurrentHashMap<>();
+			this.slots[i] = new Places();
 		}
 	}
 
@@ -38,9 +44,9 @@ final class LocalQueue {
 	 */
 	boolean enter(ManagedLease<?> lease, long deadlineNanos, boolean tryOnce) throws InterruptedException {
 		LockType type = lease.type();
-		ConcurrentHashMap<String, Slot> map = this.slots[type.ordinal()];
+		Places places = this.slots[type.ordinal()];
 		String key = lease.key();
-		Slot slot = join(map, key, type == LockType.FAIR);
+		Slot slot = join(places, key, type == LockType.FAIR);
 		boolean entered = false;
 		try {
 			entered = slot.take(deadlineNanos, tryOnce);
@@ -66,11 +72,12 @@ final class LocalQueue {
 		}
 	}
 
-	private static Slot join(ConcurrentHashMap<String, Slot> map, String key, boolean fair) {
+	private static Slot join(Places places, String key, boolean fair) {
+		ConcurrentHashMap<String, Slot> map = places.map;
 		while (true) {
 			Slot slot = map.get(key);
 			if (slot == null) {
-				Slot created = new Slot(map, key, fair);
+				Slot created = new Slot(places, key, fair);
 				slot = map.putIfAbsent(key, created);
 				if (slot == null) {
 					slot = created;
@@ -83,12 +90,59 @@ final class LocalQueue {
 		}
 	}
 
+	/**
+	 * Places in use (held or waited for); idle places kept for reuse do not count.
+	 * @return the number of places in use
+	 */
 	int size() {
 		int size = 0;
-		for (ConcurrentHashMap<String, Slot> map : this.slots) {
-			size += map.size();
+		for (Places places : this.slots) {
+			for (Slot slot : places.map.values()) {
+				if (slot.users > 0) {
+					size++;
+				}
+			}
 		}
 		return size;
+	}
+
+	/**
+	 * The places of one lock type, idle ones included.
+	 * @return every place the map holds
+	 */
+	int retained() {
+		int retained = 0;
+		for (Places places : this.slots) {
+			retained += places.map.size();
+		}
+		return retained;
+	}
+
+	/** The places of one lock type, and when to sweep the idle ones. */
+	static final class Places {
+
+		final ConcurrentHashMap<String, Slot> map = new ConcurrentHashMap<>();
+
+		private volatile int sweepAt = SWEEP_SLACK;
+
+		void idle() {
+			if (this.map.size() > this.sweepAt) {
+				sweep();
+			}
+		}
+
+		private synchronized void sweep() {
+			if (this.map.size() <= this.sweepAt) {
+				return;
+			}
+			for (Slot slot : this.map.values()) {
+				if (slot.retire()) {
+					this.map.remove(slot.key, slot);
+				}
+			}
+			this.sweepAt = Math.max(SWEEP_SLACK, 2 * this.map.size());
+		}
+
 	}
 
 	/** One lock's place: state 1 while a lease holds it; users counts holders and waiters, -1 once removed. */
@@ -111,7 +165,7 @@ final class LocalQueue {
 			}
 		}
 
-		private final transient ConcurrentHashMap<String, Slot> map;
+		private final transient Places places;
 
 		private final String key;
 
@@ -121,8 +175,8 @@ final class LocalQueue {
 
 		volatile transient @Nullable ManagedLease<?> holder;
 
-		Slot(ConcurrentHashMap<String, Slot> map, String key, boolean fair) {
-			this.map = map;
+		Slot(Places places, String key, boolean fair) {
+			this.places = places;
 			this.key = key;
 			this.fair = fair;
 		}
@@ -140,9 +194,15 @@ final class LocalQueue {
 		}
 
 		void leave() {
-			if ((int) USERS.getAndAdd(this, -1) == 1 && USERS.compareAndSet(this, 0, -1)) {
-				this.map.remove(this.key, this);
+			if ((int) USERS.getAndAdd(this, -1) == 1) {
+				// idle: it stays for the key's next acquisition until a sweep retires it
+				this.places.idle();
 			}
+		}
+
+		/** Takes an idle place out of use for good, so that it can leave the map. */
+		boolean retire() {
+			return USERS.compareAndSet(this, 0, -1);
 		}
 
 		boolean take(long deadlineNanos, boolean tryOnce) throws InterruptedException {

@@ -257,6 +257,10 @@ final class LockExecutor {
 		}
 	}
 
+	LocalQueue queue() {
+		return this.queue;
+	}
+
 	List<ManagedLease<?>> active() {
 		return this.leases.active();
 	}

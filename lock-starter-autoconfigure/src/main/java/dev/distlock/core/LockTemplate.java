@@ -270,4 +270,8 @@ public class LockTemplate implements AutoCloseable {
 		this.executor.close(SHUTDOWN_TIMEOUT);
 	}
 
+	LockExecutor executor() {
+		return this.executor;
+	}
+
 }

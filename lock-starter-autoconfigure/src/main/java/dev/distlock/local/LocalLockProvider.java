@@ -33,11 +33,11 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
 
-	private final Store store;
+	private final LocalLockStore store;
 
 	/** Creates a provider with its own, empty state. */
 	public LocalLockProvider() {
-		this.store = new Store();
+		this.store = new LocalLockStore();
 	}
 
 	/**
@@ -175,11 +175,15 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	 * @return the number of live lock states
 	 */
 	public int liveLocks() {
-		int live = 0;
-		for (ConcurrentHashMap<String, LocalLockState> states : this.store.states) {
-			live += states.size();
-		}
-		return live;
+		return this.store.live();
+	}
+
+	/**
+	 * Number of lock states kept in memory, unused ones (kept for reuse until a sweep) included.
+	 * @return the number of lock states
+	 */
+	int retainedStates() {
+		return this.store.retained();
 	}
 
 	/** A granted local lock: the holder's attempt, its token and its expiry. */
@@ -203,52 +207,6 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 		@Override
 		public long fencingToken() {
 			return this.fencingToken;
-		}
-
-	}
-
-	private static final class Store {
-
-		// one map per lock family: READ and WRITE of a key are one lock
-		@SuppressWarnings("unchecked")
-		private final ConcurrentHashMap<String, LocalLockState>[] states = new ConcurrentHashMap[LockType.values().length];
-
-		private final AtomicLong fence = new AtomicLong();
-
-		Store() {
-			for (int i = 0; i < this.states.length; i++) {
-				this.states[i] = new ConcurrentHashMap<>();
-			}
-		}
-
-		private ConcurrentHashMap<String, LocalLockState> family(LockType type) {
-			return this.states[((type == LockType.READ) ? LockType.WRITE : type).ordinal()];
-		}
-
-		LocalLockState state(String key, LockType type) {
-			ConcurrentHashMap<String, LocalLockState> map = family(type);
-			LocalLockState state = map.get(key);
-			if (state == null) {
-				LocalLockState created = new LocalLockState();
-				state = map.putIfAbsent(key, created);
-				return (state != null) ? state : created;
-			}
-			return state;
-		}
-
-		@Nullable LocalLockState existing(String key, LockType type) {
-			return family(type).get(key);
-		}
-
-		void dropIfUnused(String key, LockType type, LocalLockState state) {
-			synchronized (state) {
-				state.purge(System.nanoTime());
-				if (state.dead || !state.isUnused()) {
-					return;
-				}
-				state.dead = true;
-			}
-			family(type).remove(key, state);
 		}
 
 	}

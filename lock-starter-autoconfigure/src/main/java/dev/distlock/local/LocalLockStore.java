@@ -1,0 +1,112 @@
+package dev.distlock.local;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.distlock.core.LockType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The in-JVM backend's lock states, one map per lock family (READ and WRITE of a key are one lock), and its fencing
+ * counter.
+ */
+final class LocalLockStore {
+
+	/** Unused states a map may keep beyond twice what it kept at its last sweep. */
+	static final int SWEEP_SLACK = 1024;
+
+	// one map per lock family: READ and WRITE of a key are one lock
+	@SuppressWarnings("unchecked")
+	private final ConcurrentHashMap<String, LocalLockState>[] states = new ConcurrentHashMap[LockType.values().length];
+
+	final AtomicLong fence = new AtomicLong();
+
+	private final int[] sweepAt = new int[LockType.values().length];
+
+	LocalLockStore() {
+		for (int i = 0; i < this.states.length; i++) {
+			this.states[i] = new ConcurrentHashMap<>();
+			this.sweepAt[i] = SWEEP_SLACK;
+		}
+	}
+
+	private ConcurrentHashMap<String, LocalLockState> family(LockType type) {
+		return this.states[familyIndex(type)];
+	}
+
+	private static int familyIndex(LockType type) {
+		return ((type == LockType.READ) ? LockType.WRITE : type).ordinal();
+	}
+
+	LocalLockState state(String key, LockType type) {
+		ConcurrentHashMap<String, LocalLockState> map = family(type);
+		LocalLockState state = map.get(key);
+		if (state == null) {
+			LocalLockState created = new LocalLockState();
+			state = map.putIfAbsent(key, created);
+			return (state != null) ? state : created;
+		}
+		return state;
+	}
+
+	@Nullable LocalLockState existing(String key, LockType type) {
+		return family(type).get(key);
+	}
+
+	/**
+	 * A state that may have become unused stays for the key's next lock (a hot key allocates nothing per call);
+	 * unused states are swept in bulk once a map has grown past twice what it kept at its last sweep (and at
+	 * least {@value #SWEEP_SLACK}), so memory stays bounded at O(1) cost per call on average.
+	 */
+	void dropIfUnused(String key, LockType type, LocalLockState state) {
+		int family = familyIndex(type);
+		if (this.states[family].size() > this.sweepAt[family]) {
+			sweep(family);
+		}
+	}
+
+	private synchronized void sweep(int family) {
+		ConcurrentHashMap<String, LocalLockState> map = this.states[family];
+		if (map.size() <= this.sweepAt[family]) {
+			return;
+		}
+		long now = System.nanoTime();
+		for (Map.Entry<String, LocalLockState> entry : map.entrySet()) {
+			LocalLockState state = entry.getValue();
+			synchronized (state) {
+				state.purge(now);
+				if (state.dead || !state.isUnused()) {
+					continue;
+				}
+				state.dead = true;
+			}
+			map.remove(entry.getKey(), state);
+		}
+		this.sweepAt[family] = Math.max(SWEEP_SLACK, 2 * map.size());
+	}
+
+	int live() {
+		long now = System.nanoTime();
+		int live = 0;
+		for (ConcurrentHashMap<String, LocalLockState> map : this.states) {
+			for (LocalLockState state : map.values()) {
+				synchronized (state) {
+					state.purge(now);
+					if (!state.dead && !state.isUnused()) {
+						live++;
+					}
+				}
+			}
+		}
+		return live;
+	}
+
+	int retained() {
+		int retained = 0;
+		for (ConcurrentHashMap<String, LocalLockState> map : this.states) {
+			retained += map.size();
+		}
+		return retained;
+	}
+}
