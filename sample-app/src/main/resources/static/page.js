@@ -4,12 +4,12 @@
   'use strict';
 
   var SVG = 'http://www.w3.org/2000/svg';
-  var MAX_CALLS = 40;          // rows drawn
-  var WINDOW_MS = 30000;       // calls older than this, before the newest, are left out
+  var MAX_CALLS = 60;          // rows drawn at most, the newest
   var LABEL_WIDTH = 330;
   var ROW = 20;
   var PALETTE = ['#3d7dd8', '#2a9d5b', '#8e5bd0', '#c2571a', '#1a8ca8', '#b8336a'];
   var colours = {};
+  var lastTimeline = null;
 
   function $(id) { return document.getElementById(id); }
 
@@ -45,21 +45,30 @@
     return open ? Math.max(now, Math.max.apply(null, ends)) : Math.max.apply(null, ends);
   }
 
-  function drawTimeline(calls) {
+  // the calls to draw: those still going on or ended after the start of the view ('run': this page's last demo)
+  function since(runs, now) {
+    var view = $('view').value;
+    if (view === 'run' && runs.length) { return Date.parse(runs[0].startedAt) - 200; }
+    return now - (view === '120' ? 120000 : 30000);
+  }
+
+  function label(call) {
+    var text = call.key + ' · ' + call.type.toLowerCase() + ' · ' + call.instance + ' / ' + call.thread;
+    return text.length > 54 ? text.slice(0, 53) + '…' : text;
+  }
+
+  function drawTimeline(calls, runs) {
     var svg = $('timeline');
     var now = Date.now();
-    var shown = calls.slice(-MAX_CALLS);
-    if (shown.length) {
-      var newest = Math.max.apply(null, shown.map(function (c) { return endOf(c, now); }));
-      shown = shown.filter(function (c) { return endOf(c, now) >= newest - WINDOW_MS; });
-    }
+    var from = since(runs, now);
+    var shown = calls.filter(function (c) { return endOf(c, now) >= from; }).slice(-MAX_CALLS);
     while (svg.firstChild) { svg.removeChild(svg.firstChild); }
     var width = Math.max(700, $('timeline-box').clientWidth - 4);
     var height = 30 + shown.length * ROW + 10;
     svg.setAttribute('height', height);
     svg.setAttribute('width', width);
     if (!shown.length) {
-      svg.appendChild(el('text', { x: 8, y: 22, fill: '#777' }, 'No lock calls yet: press a button.'));
+      svg.appendChild(el('text', { x: 8, y: 22, fill: '#777' }, 'No lock calls in this view: press a button.'));
       return;
     }
     var t0 = Math.min.apply(null, shown.map(function (c) { return c.requestedAt; }));
@@ -86,8 +95,7 @@
         'data-acquired': call.acquiredAt == null ? '' : call.acquiredAt,
         'data-held-until': end == null ? '' : end
       });
-      g.appendChild(el('text', { x: 4, y: y + 12 }, call.key + ' · ' + call.type.toLowerCase() + ' · '
-        + call.instance + ' / ' + call.thread));
+      g.appendChild(el('text', { x: 4, y: y + 12 }, label(call)));
       var waitEnd = call.acquiredAt != null ? call.acquiredAt : (call.releasedAt != null ? call.releasedAt : now);
       g.appendChild(el('rect', { x: x(call.requestedAt), y: y + 5, width: Math.max(1, x(waitEnd) - x(call.requestedAt)),
         height: 8, fill: call.acquiredAt == null && call.state !== 'WAITING' ? '#e8a33d' : '#d9d9d9' }));
@@ -98,8 +106,10 @@
         bar.appendChild(el('title', {}, 'token ' + call.fencingToken + ', held '
           + formatMs(holdEnd - call.acquiredAt) + ', waited ' + formatMs(call.acquiredAt - call.requestedAt)));
         g.appendChild(bar);
-        g.appendChild(el('text', { x: x(call.acquiredAt) + 3, y: y + 13, fill: '#fff', 'font-weight': 600 },
-          '#' + call.fencingToken));
+        var inside = x(holdEnd) - x(call.acquiredAt) > 8 + 7 * String(call.fencingToken).length;
+        var after = call.releasedAt != null ? Math.max(holdEnd, call.releasedAt) : holdEnd;
+        g.appendChild(el('text', { x: inside ? x(call.acquiredAt) + 3 : x(after) + 3, y: y + 13,
+          fill: inside ? '#fff' : '#222', 'font-weight': 600 }, '#' + call.fencingToken));
         if (call.workEndedAt != null && call.releasedAt != null) {
           g.appendChild(el('rect', { x: x(call.workEndedAt), y: y + 7, height: 4, fill: '#9bbbe8',
             width: Math.max(1, x(call.releasedAt) - x(call.workEndedAt)) }));
@@ -111,7 +121,8 @@
       var note = { SKIPPED: 'skipped', TIMED_OUT: 'timed out', FAILED: 'failed', WAITING: 'waiting…' }[call.state];
       if (call.lostAt != null) { note = 'lease lost'; }
       if (note) {
-        g.appendChild(el('text', { x: x(endOf(call, now)) + 4, y: y + 12, fill: '#a33' }, note));
+        g.appendChild(el('text', { x: x(endOf(call, now)) + (call.acquiredAt != null ? 40 : 4), y: y + 12, fill: '#a33' },
+          note));
       }
       if (call.detail) { g.appendChild(el('title', {}, call.detail)); }
       svg.appendChild(g);
@@ -148,7 +159,8 @@
     getJson('page/timeline').then(function (data) {
       $('instance').textContent = data.instance;
       document.title = 'distlock sample · ' + data.instance;
-      drawTimeline(data.calls);
+      lastTimeline = data;
+      drawTimeline(data.calls, data.runs);
       drawRuns(data.runs);
     }).catch(function () { /* the next poll tries again */ }).then(function () {
       setTimeout(pollTimeline, 500);
@@ -202,6 +214,10 @@
     button.addEventListener('click', function () {
       fetch('page/demos/' + button.getAttribute('data-demo'), { method: 'POST' });
     });
+  });
+
+  $('view').addEventListener('change', function () {
+    if (lastTimeline) { drawTimeline(lastTimeline.calls, lastTimeline.runs); }
   });
 
   pollTimeline();

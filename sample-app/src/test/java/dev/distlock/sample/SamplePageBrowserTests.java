@@ -7,14 +7,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -85,6 +85,7 @@ class SamplePageBrowserTests {
 	void stockDemoShowsHoldsOneAfterAnotherWithRisingTokens() {
 		browser.get("http://localhost:" + this.port + "/");
 		WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+		wait.ignoring(StaleElementReferenceException.class); // the page redraws its parts as it polls
 		wait.withMessage("the page to show this instance's name and a healthy backend")
 			.until((page) -> page.findElement(By.id("instance")).getText().equals("browser-test")
 					&& page.findElement(By.id("backend-status")).getText().equals("UP"));
@@ -106,20 +107,27 @@ class SamplePageBrowserTests {
 				.isGreaterThanOrEqualTo(previous.heldUntil());
 			assertThat(next.token()).as("token of %s after %s", next, previous).isGreaterThan(previous.token());
 		}
-		String summary = browser.findElement(By.cssSelector("#runs li[data-demo='STOCK']")).getText();
+		String summary = wait
+			.until((page) -> page.findElement(By.cssSelector("#runs li[data-demo='STOCK']")).getText());
 		assertThat(summary).contains("6 reservations of ESPRESSO-MACHINE");
 	}
 
-	/** The released holds of the demo's SKU as the page drew them. */
+	/**
+	 * The released holds of the demo's SKU as the page drew them, read in one script: the page redraws the timeline
+	 * every half second, so elements found one call earlier may be gone.
+	 */
 	private static List<Hold> holds(WebDriver page) {
-		List<WebElement> calls = page
-			.findElements(By.cssSelector("#timeline g.call[data-key$='ESPRESSO-MACHINE'][data-state='RELEASED']"));
-		return calls.stream()
-			.map((call) -> new Hold(call.getDomAttribute("data-instance") + "/" + call.getDomAttribute("data-thread"),
-					Long.parseLong(call.getDomAttribute("data-token")),
-					Double.parseDouble(call.getDomAttribute("data-acquired")),
-					Double.parseDouble(call.getDomAttribute("data-held-until"))))
-			.collect(Collectors.toCollection(ArrayList::new));
+		List<?> rows = (List<?>) ((JavascriptExecutor) page).executeScript(
+				"return Array.from(document.querySelectorAll(\"#timeline g.call[data-key$='ESPRESSO-MACHINE']"
+						+ "[data-state='RELEASED']\")).map(g => [g.dataset.instance + '/' + g.dataset.thread, "
+						+ "g.dataset.token, g.dataset.acquired, g.dataset.heldUntil]);");
+		List<Hold> holds = new ArrayList<>();
+		for (Object row : rows) {
+			List<?> cells = (List<?>) row;
+			holds.add(new Hold((String) cells.get(0), Long.parseLong((String) cells.get(1)),
+					Double.parseDouble((String) cells.get(2)), Double.parseDouble((String) cells.get(3))));
+		}
+		return holds;
 	}
 
 	record Hold(String holder, long token, double acquired, double heldUntil) {

@@ -18,6 +18,7 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.sample.InstanceName;
 import dev.distlock.sample.accounts.AccountService;
+import dev.distlock.sample.accounts.StaleLockTokenException;
 import dev.distlock.sample.jobs.ReportJob;
 import dev.distlock.sample.parking.CarPark;
 import dev.distlock.sample.prices.PriceCatalogue;
@@ -179,9 +180,11 @@ public class DemoScenarios implements DisposableBean {
 					+ " (it was not refused: did its lease outlive the pause?)";
 		}
 		catch (ExecutionException ex) {
-			return "token " + pausedToken + " stalled " + pause.toMillis() + " ms past its " + this.accountLease.toMillis()
-					+ " ms lease; " + successor + " took over with token " + successorToken
-					+ " and wrote; the stale write was refused: " + ex.getCause().getMessage();
+			String outcome = (ex.getCause() instanceof StaleLockTokenException)
+					? "its write was refused: " : "it ended with: ";
+			return "token " + pausedToken + " stalled " + pause.toMillis() + " ms past its "
+					+ this.accountLease.toMillis() + " ms lease; " + successor + " took over with token "
+					+ successorToken + " and wrote; " + outcome + ex.getCause().getMessage();
 		}
 	}
 
