@@ -168,6 +168,15 @@ public class LockTimeline implements LockListener {
 		}
 	}
 
+	/** An acquisition whose outcome never came (the template failed unexpectedly): not left waiting forever. */
+	private synchronized void abandoned(@Nullable Call call) {
+		if (call != null && call.state == State.WAITING) {
+			call.state = State.FAILED;
+			call.detail = "no outcome was reported";
+			call.releasedAt = now();
+		}
+	}
+
 	private synchronized Call add(String instance, String key, LockType type, String provider, double requestedAt) {
 		Call call = new Call(++this.lastId, instance, Thread.currentThread().getName(), key, type, provider,
 				requestedAt);
@@ -199,6 +208,7 @@ public class LockTimeline implements LockListener {
 		@Override
 		public void acquiring(LockRequest request, String provider) {
 			String who = (this.label != null) ? this.label : LockTimeline.this.instance.toString();
+			abandoned(LockTimeline.this.acquiring.get());
 			LockTimeline.this.acquiring.set(add(who, request.key(), request.type(), provider, now()));
 		}
 
