@@ -121,8 +121,8 @@
       var note = { SKIPPED: 'skipped', TIMED_OUT: 'timed out', FAILED: 'failed', WAITING: 'waiting…' }[call.state];
       if (call.lostAt != null) { note = 'lease lost'; }
       if (note) {
-        g.appendChild(el('text', { x: x(endOf(call, now)) + (call.acquiredAt != null ? 40 : 4), y: y + 12, fill: '#a33' },
-          note));
+        var noteX = x(endOf(call, now)) + (call.acquiredAt != null ? 40 : 4);
+        g.appendChild(el('text', { x: noteX, y: y + 12, fill: '#a33' }, note));
       }
       if (call.detail) { g.appendChild(el('title', {}, call.detail)); }
       svg.appendChild(g);
@@ -139,7 +139,8 @@
   }
 
   function formatMs(ms) {
-    return ms >= 1000 ? (ms / 1000).toFixed(ms >= 10000 ? 0 : 1) + ' s' : (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + ' ms';
+    if (ms >= 1000) { return (ms / 1000).toFixed(ms >= 10000 ? 0 : 1) + ' s'; }
+    return (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + ' ms';
   }
 
   function drawRuns(runs) {
