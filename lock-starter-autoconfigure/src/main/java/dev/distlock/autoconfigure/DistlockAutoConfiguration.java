@@ -17,6 +17,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * The core of distlock: {@link LockTemplate} over every {@link LockProvider} bean, the shared {@link LeaseRenewer},
@@ -30,6 +31,7 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration
 @EnableConfigurationProperties(DistlockProperties.class)
 @Import({ DistlockAutoConfiguration.LocalProviderConfiguration.class, DistributedLockConfiguration.class })
+@ImportRuntimeHints(DistlockRuntimeHints.class)
 public final class DistlockAutoConfiguration {
 
 	@Bean

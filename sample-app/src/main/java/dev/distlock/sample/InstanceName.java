@@ -21,7 +21,11 @@ public class InstanceName {
 
 	private volatile String name;
 
-	InstanceName(@Value("${sample.instance-name:}") String configured) {
+	/**
+	 * Creates the name.
+	 * @param configured {@code sample.instance-name}, blank for {@code host:port}
+	 */
+	public InstanceName(@Value("${sample.instance-name:}") String configured) {
 		this.configured = !configured.isBlank();
 		this.name = this.configured ? configured : host() + ":" + ManagementFactory.getRuntimeMXBean().getPid();
 	}

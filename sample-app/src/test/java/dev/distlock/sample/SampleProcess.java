@@ -37,12 +37,23 @@ final class SampleProcess implements AutoCloseable {
 	 * @param arguments further {@code --property=value} arguments
 	 */
 	static SampleProcess start(String name, List<String> arguments) throws Exception {
+		return start(name, List.of(), arguments);
+	}
+
+	/**
+	 * Starts an instance with JVM options and waits until it answers on its health endpoint.
+	 * @param name the instance's name ({@code sample.instance-name}), also its log's name
+	 * @param jvmOptions options of the JVM, such as {@code -Dspring.aot.enabled=true}
+	 * @param arguments further {@code --property=value} arguments
+	 */
+	static SampleProcess start(String name, List<String> jvmOptions, List<String> arguments) throws Exception {
 		int port = TestServers.freePort();
 		Path log = Path.of("target", name + ".log").toAbsolutePath();
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xmx384m");
 		command.add("-XX:TieredStopAtLevel=1"); // starts faster; the instances do little work
+		command.addAll(jvmOptions);
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
 		command.add(SampleApplication.class.getName());
@@ -89,6 +100,14 @@ final class SampleProcess implements AutoCloseable {
 			Thread.sleep(250);
 		}
 		throw new AssertionError("Instance " + this.name + " did not start within " + timeout + ":\n" + tail());
+	}
+
+	/**
+	 * The instance's output so far.
+	 * @return its log
+	 */
+	String log() throws IOException {
+		return Files.readString(this.log);
 	}
 
 	String tail() {
