@@ -14,7 +14,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.ClassUtils;
 
 /**
  * The {@code redis} backend: a {@link RedisLockProvider} on the application's {@link RedisConnectionFactory}, the
@@ -32,6 +34,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @EnableConfigurationProperties(RedisLockProperties.class)
 public final class RedisLockAutoConfiguration {
 
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisLockAutoConfiguration.class.getClassLoader());
+
 	@Bean
 	@ConditionalOnMissingBean
 	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
@@ -47,6 +52,10 @@ public final class RedisLockAutoConfiguration {
 		provider.setWriterPreference(properties.isWriterPreference());
 		provider.setFenceRetention(properties.getFenceRetention());
 		provider.setReleaseMode(properties.getReleaseMode());
+		if (properties.getWaitForReplicas() != 0) {
+			checkWaitForReplicas(properties, connectionFactory);
+			provider.setWaitForReplicas(properties.getWaitForReplicas(), properties.getReplicaTimeout());
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(provider));
 		return provider;
 	}
@@ -59,6 +68,19 @@ public final class RedisLockAutoConfiguration {
 			throw new LockConfigurationException("distlock.redis.waiter-timeout (" + waiterTimeout + ") must be at "
 					+ "least twice distlock.wait.fallback-poll and distlock.wait.max-backoff (" + longestSleep
 					+ "): waiters keep their FAIR queue place by trying again within it");
+		}
+	}
+
+	private static void checkWaitForReplicas(RedisLockProperties properties, RedisConnectionFactory factory) {
+		if (properties.getWaitForReplicas() < 0 || properties.getReplicaTimeout().toMillis() < 1) {
+			throw new LockConfigurationException("distlock.redis.wait-for-replicas must not be negative and "
+					+ "distlock.redis.replica-timeout must be at least 1ms, were " + properties.getWaitForReplicas()
+					+ " and " + properties.getReplicaTimeout());
+		}
+		if (!LETTUCE_PRESENT || !(factory instanceof LettuceConnectionFactory lettuce) || lettuce.isClusterAware()) {
+			throw new LockConfigurationException("distlock.redis.wait-for-replicas needs a Lettuce connection to a "
+					+ "standalone or Sentinel Redis (WAIT must follow the grant on the same connection); the "
+					+ "connection factory is " + factory.getClass().getName());
 		}
 	}
 

@@ -49,6 +49,18 @@ public class RedisLockProperties {
 	 */
 	private RedisLockProvider.ReleaseMode releaseMode = RedisLockProvider.ReleaseMode.SYNC;
 
+	/**
+	 * How many replicas must acknowledge a grant (WAIT after the acquire script) before it counts; fewer within
+	 * replica-timeout fail the acquisition. Protects a lock from a failover to a replica that never saw it. 0 does
+	 * not wait. Standalone and Sentinel through Lettuce only.
+	 */
+	private int waitForReplicas;
+
+	/**
+	 * How long an acquisition waits for wait-for-replicas replicas to acknowledge its grant.
+	 */
+	private Duration replicaTimeout = Duration.ofMillis(100);
+
 	public @Nullable Boolean getEnabled() {
 		return this.enabled;
 	}
@@ -79,6 +91,22 @@ public class RedisLockProperties {
 
 	public void setReleaseMode(RedisLockProvider.ReleaseMode releaseMode) {
 		this.releaseMode = releaseMode;
+	}
+
+	public int getWaitForReplicas() {
+		return this.waitForReplicas;
+	}
+
+	public void setWaitForReplicas(int waitForReplicas) {
+		this.waitForReplicas = waitForReplicas;
+	}
+
+	public Duration getReplicaTimeout() {
+		return this.replicaTimeout;
+	}
+
+	public void setReplicaTimeout(Duration replicaTimeout) {
+		this.replicaTimeout = replicaTimeout;
 	}
 
 	public Duration getFenceRetention() {

@@ -142,6 +142,30 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
+	public long waitForReplicas(int replicas, Duration timeout) {
+		if (!(this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone)) {
+			throw new UnsupportedOperationException("distlock.redis.wait-for-replicas works on standalone and "
+					+ "Sentinel connections only: a cluster connection sends WAIT to an arbitrary node");
+		}
+		RedisFuture<Long> acknowledged = standalone.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+		try {
+			Long count = acknowledged.get(this.timeoutNanos + timeout.toNanos(), TimeUnit.NANOSECONDS);
+			return (count != null) ? count : 0;
+		}
+		catch (ExecutionException ex) {
+			throw translate(ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			acknowledged.cancel(true);
+			throw translate(new RedisCommandTimeoutException("WAIT got no reply"));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw translate(new RedisCommandInterruptedException(ex));
+		}
+	}
+
+	@Override
 	public boolean isOpen() {
 		if (this.commands instanceof RedisAsyncCommands<?, ?> standalone) {
 			return standalone.getStatefulConnection().isOpen();

@@ -91,6 +91,10 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	private volatile boolean writerPreference = true;
 
+	private volatile int waitForReplicas;
+
+	private volatile Duration replicaTimeout = Duration.ofMillis(100);
+
 	/** The last lease sent and its digits, so that a steady lease is not formatted on every call. */
 	private volatile Millis lastLease = Millis.of(-1);
 
@@ -179,6 +183,29 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	}
 
 	/**
+	 * Sets how many replicas must have the lock before an acquisition counts as granted ({@code WAIT} after the
+	 * acquire script, on the same connection): with asynchronous replication a failover can otherwise promote a
+	 * replica that never saw the lock. A grant that fewer replicas acknowledged within the timeout is given up (and
+	 * cleaned up) as a failed acquisition. Standalone and Sentinel through Lettuce only. Default 0 (do not wait).
+	 * @param replicas replicas that must acknowledge each grant
+	 * @param timeout how long to wait for them
+	 */
+	public void setWaitForReplicas(int replicas, Duration timeout) {
+		Assert.isTrue(replicas >= 0, "Replicas to wait for must not be negative");
+		Assert.isTrue(timeout.toMillis() > 0, "Replica timeout must be at least 1 ms");
+		this.waitForReplicas = replicas;
+		this.replicaTimeout = timeout;
+	}
+
+	/**
+	 * How many replicas must acknowledge each grant.
+	 * @return the replicas, 0 for none
+	 */
+	public int getWaitForReplicas() {
+		return this.waitForReplicas;
+	}
+
+	/**
 	 * Releases sent with {@link ReleaseMode#ASYNC} that failed or got no reply (each is logged); the lease of each
 	 * bounded how long its lock stayed taken.
 	 * @return the number of failed asynchronous releases since start
@@ -223,6 +250,15 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 					lease, retention, digits(permits(attempt)));
 		};
 		if (result > 0) {
+			int replicas = this.waitForReplicas;
+			if (replicas > 0) {
+				long acknowledged = runner.waitForReplicas(replicas, this.replicaTimeout);
+				if (acknowledged < replicas) {
+					// the core gives the attempt up and releases what it may hold
+					throw new IllegalStateException("Lock '" + attempt.key() + "' reached " + acknowledged + " of "
+							+ replicas + " replicas within " + this.replicaTimeout);
+				}
+			}
 			return Acquisition.acquired(new RedisHeldLock(attempt, keys, result));
 		}
 		return Acquisition.busy((result < 0) ? Duration.ofMillis(-result) : null);

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -39,6 +40,17 @@ interface ScriptRunner extends AutoCloseable {
 	 * @throws org.springframework.dao.DataAccessException if Redis failed
 	 */
 	long[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args);
+
+	/**
+	 * Waits until the writes this connection sent so far reached {@code replicas} replicas ({@code WAIT}), at most
+	 * {@code timeout}.
+	 * @param replicas how many replicas must acknowledge
+	 * @param timeout how long to wait for them
+	 * @return how many replicas acknowledged
+	 * @throws UnsupportedOperationException if the connection cannot tell (a cluster connection, which sends
+	 * {@code WAIT} to an arbitrary node, or a pooled one, whose next command may use another connection)
+	 */
+	long waitForReplicas(int replicas, Duration timeout);
 
 	/**
 	 * Whether {@link #send} returns before the reply.

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
@@ -89,6 +90,12 @@ final class TemplateScriptRunner implements ScriptRunner {
 			results[i] = number.longValue();
 		}
 		return results;
+	}
+
+	@Override
+	public long waitForReplicas(int replicas, Duration timeout) {
+		throw new UnsupportedOperationException("distlock.redis.wait-for-replicas needs a Lettuce connection factory: "
+				+ "WAIT must run on the connection that granted the lock, which RedisTemplate does not promise");
 	}
 
 	@Override

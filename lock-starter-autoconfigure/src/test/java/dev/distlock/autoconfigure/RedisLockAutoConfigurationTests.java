@@ -57,6 +57,17 @@ class RedisLockAutoConfigurationTests {
 	}
 
 	@Test
+	void waitForReplicasIsCheckedAtStartup() {
+		this.contextRunner.withPropertyValues("distlock.redis.wait-for-replicas=1", "distlock.redis.replica-timeout=50ms")
+			.run((context) -> assertThat(context.getBean(RedisLockProvider.class).getWaitForReplicas()).isEqualTo(1));
+		this.contextRunner.withPropertyValues("distlock.redis.wait-for-replicas=-1")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(LockConfigurationException.class)
+				.hasMessageContaining("distlock.redis.wait-for-replicas must not be negative"));
+	}
+
+	@Test
 	void propertiesConfigureTheProvider() {
 		this.contextRunner
 			.withPropertyValues("distlock.redis.waiter-timeout=3s", "distlock.redis.writer-preference=false",
