@@ -9,7 +9,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What distlock reads at run time that Spring's ahead-of-time processing cannot see in the bean definitions: the Lua
- * scripts of the {@code redis} and {@code redisson} backends, the SQL of the {@code jdbc} backend (schema and
+ * scripts of the {@code redis} and {@code redisson} backends and the fencing helpers, the SQL of the {@code jdbc} backend (schema and
  * operations per dialect), and {@link LockExpressionRoot}, whose getters {@code @DistributedLock} key expressions
  * reach through reflection ({@code #root.methodName}). Imported by {@link DistlockAutoConfiguration}; a GraalVM
  * native image needs it, a JVM started with {@code -Dspring.aot.enabled=true} does not mind it.
@@ -23,7 +23,8 @@ public class DistlockRuntimeHints implements RuntimeHintsRegistrar {
 		hints.resources()
 			.registerPattern("dev/distlock/redis/*.lua")
 			.registerPattern("dev/distlock/redisson/*.lua")
-			.registerPattern("dev/distlock/jdbc/**");
+			.registerPattern("dev/distlock/jdbc/**")
+			.registerPattern("dev/distlock/fencing/*.lua");
 		hints.reflection().registerType(LockExpressionRoot.class, MemberCategory.INVOKE_PUBLIC_METHODS);
 	}
 
