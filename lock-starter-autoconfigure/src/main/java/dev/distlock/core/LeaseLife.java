@@ -28,12 +28,15 @@ abstract class LeaseLife extends LeaseClock {
 
 	private static final VarHandle OUTER_RELEASED;
 
+	private static final VarHandle ENDED_LOCALLY;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
 			STATE = lookup.findVarHandle(LeaseLife.class, "state", int.class);
 			HOLDS = lookup.findVarHandle(LeaseLife.class, "holds", int.class);
 			OUTER_RELEASED = lookup.findVarHandle(LeaseLife.class, "outerReleased", boolean.class);
+			ENDED_LOCALLY = lookup.findVarHandle(LeaseLife.class, "endedLocally", boolean.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -47,6 +50,8 @@ abstract class LeaseLife extends LeaseClock {
 	private volatile int holds = 1;
 
 	private volatile boolean outerReleased;
+
+	private volatile boolean endedLocally;
 
 	private volatile @Nullable LostCallbacks lostCallbacks;
 
@@ -70,6 +75,12 @@ abstract class LeaseLife extends LeaseClock {
 
 	/** Releases the backend lock once, whoever asks first. */
 	abstract void releaseBackend();
+
+	/**
+	 * Releases the backend lock (if nobody did yet) and ends the local side of the lease as soon as the release is
+	 * sent ({@link #endLocally()}), so the next local thread may ask the backend while the reply is in flight.
+	 */
+	abstract void releaseBackendAndEnd();
 
 	final void markHeld() {
 		this.state = HELD;
@@ -219,14 +230,27 @@ abstract class LeaseLife extends LeaseClock {
 			return;
 		}
 		try {
-			releaseBackend();
+			if (previous == HELD) {
+				// the local queue opens once the release is sent (ordered before the next local thread's request),
+				// so the next local thread does not find the lock busy
+				releaseBackendAndEnd();
+			}
+			else {
+				releaseBackend();
+			}
 		}
 		finally {
-			// the local queue opens after the backend release, so the next local thread does not find it busy
 			if (previous == HELD) {
-				this.host.ended(lease());
+				endLocally();
 			}
 			this.host.released(lease(), System.nanoTime() - acquiredNanos());
+		}
+	}
+
+	/** Ends the local side of a released lease (table, local queue, watch) once, whoever asks first. */
+	final void endLocally() {
+		if (ENDED_LOCALLY.compareAndSet(this, false, true)) {
+			this.host.ended(lease());
 		}
 	}
 

@@ -101,6 +101,25 @@ public interface LockProvider<H extends HeldLock> {
 	void release(H lock) throws Exception;
 
 	/**
+	 * Releases a held lock as {@link #release(HeldLock)} does, and runs {@code sent} once the release is
+	 * on its way and ordered before every later call of this provider (for example written to the one connection all
+	 * calls share): the core then lets the next thread of this JVM waiting for the key ask the backend while the
+	 * release's reply is still in flight. {@code sent} runs exactly once, also when the release fails. The default
+	 * releases, then runs it.
+	 * @param lock the held lock
+	 * @param sent what to run once the release is sent
+	 * @throws Exception if the backend failed
+	 */
+	default void release(H lock, Runnable sent) throws Exception {
+		try {
+			release(lock);
+		}
+		finally {
+			sent.run();
+		}
+	}
+
+	/**
 	 * Cleans up after an attempt the core gave up on: the wait timed out, or an attempt failed with an exception so
 	 * the lock may have been granted without the reply arriving. Release anything held under the attempt's owner
 	 * token and leave any wait queue. Best-effort; must not throw. Runs in the background.

@@ -184,9 +184,26 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 			this.provider.release(held());
 		}
 		catch (Exception ex) {
-			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
-					+ "; it frees itself when its lease ends", ex);
+			releaseFailed(ex);
 		}
+	}
+
+	@Override
+	void releaseBackendAndEnd() {
+		if (!BACKEND_RELEASED.compareAndSet(this, false, true)) {
+			return;
+		}
+		try {
+			this.provider.release(held(), this::endLocally);
+		}
+		catch (Exception ex) {
+			releaseFailed(ex);
+		}
+	}
+
+	private void releaseFailed(Exception ex) {
+		logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
+				+ "; it frees itself when its lease ends", ex);
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -94,12 +95,22 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public long run(LockScript script, byte[][] keys, byte[]... args) {
-		RedisFuture<Long> reply = this.commands.evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args);
+		return await(start(script, keys, args), script, keys, args);
+	}
+
+	@Override
+	public CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args) {
+		return this.commands.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
+	}
+
+	@Override
+	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args) {
 		try {
 			return await(reply);
 		}
 		catch (RedisNoScriptException ex) {
-			return await(this.commands.eval(script.body(), ScriptOutputType.INTEGER, keys, args));
+			return await(this.commands.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args)
+				.toCompletableFuture());
 		}
 	}
 
@@ -125,9 +136,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 	public long[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args) {
 		// Lettuce writes the commands back to back on one connection: one round trip for a node's whole batch
 		@SuppressWarnings("unchecked")
-		RedisFuture<Long>[] replies = new RedisFuture[keys.size()];
+		CompletableFuture<Long>[] replies = new CompletableFuture[keys.size()];
 		for (int i = 0; i < replies.length; i++) {
-			replies[i] = this.commands.evalsha(script.sha1(), ScriptOutputType.INTEGER, keys.get(i), args.get(i));
+			replies[i] = start(script, keys.get(i), args.get(i));
 		}
 		long[] results = new long[replies.length];
 		for (int i = 0; i < replies.length; i++) {
@@ -181,7 +192,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return true;
 	}
 
-	private long await(RedisFuture<Long> reply) {
+	private long await(CompletableFuture<Long> reply) {
 		try {
 			Long result = reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
 			if (result == null) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.distlock.core.Acquisition;
@@ -318,18 +319,44 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	@Override
 	public void release(RedisHeldLock held) {
-		RedisLockKeys keys = held.keys();
-		boolean member = keys.heldAsMember();
-		ScriptRunner runner = this.session.runner();
-		LockScript script = member ? this.session.scripts().releaseMember : this.session.scripts().releaseHolder;
-		byte[][] scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), keys.wakeupKey());
-		if (this.releaseMode == ReleaseMode.ASYNC) {
-			runner.send(script, scriptKeys, new byte[][] { held.ownerBytes(), keys.wakeupKey() },
-					(failure) -> releaseFailed(held, failure));
+		release(held, () -> {
+		});
+	}
+
+	/**
+	 * Sends the owner-checked release and runs {@code sent} once it is written to the connection: this JVM's next
+	 * request (the next local waiter's acquire) is served after it. With {@link ReleaseMode#ASYNC} the call returns
+	 * then; otherwise it waits for the reply.
+	 */
+	@Override
+	public void release(RedisHeldLock held, Runnable sent) {
+		CompletableFuture<Long> reply;
+		ScriptRunner runner;
+		LockScript script;
+		byte[][] scriptKeys;
+		byte[][] args;
+		try {
+			RedisLockKeys keys = held.keys();
+			boolean member = keys.heldAsMember();
+			runner = this.session.runner();
+			script = member ? this.session.scripts().releaseMember : this.session.scripts().releaseHolder;
+			scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), keys.wakeupKey());
+			args = new byte[][] { held.ownerBytes(), keys.wakeupKey() };
+			reply = runner.start(script, scriptKeys, args);
 		}
-		else {
-			runner.run(script, scriptKeys, held.ownerBytes(), keys.wakeupKey());
+		finally {
+			sent.run();
 		}
+		if (this.releaseMode == ReleaseMode.ASYNC && runner.sendsAsynchronously()) {
+			reply.whenComplete((result, failure) -> {
+				if (failure != null) {
+					// a server without the script: send its text (ordered after whatever followed meanwhile)
+					runner.send(script, scriptKeys, args, (again) -> releaseFailed(held, again));
+				}
+			});
+			return;
+		}
+		runner.await(reply, script, scriptKeys, args);
 	}
 
 	private void releaseFailed(RedisHeldLock held, Throwable failure) {

@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -20,6 +21,27 @@ interface ScriptRunner extends AutoCloseable {
 	 * @throws org.springframework.dao.DataAccessException if Redis failed or did not answer in time
 	 */
 	long run(LockScript script, byte[][] keys, byte[]... args);
+
+	/**
+	 * Sends a script; its reply completes the returned future. A later script on this runner is served after it.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return the reply to come
+	 */
+	CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args);
+
+	/**
+	 * Waits for the reply of a {@link #start started} script, at most the client's command timeout; a server that
+	 * did not know the script gets its text and is waited for in turn.
+	 * @param reply the started script's reply
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return its integer reply
+	 * @throws org.springframework.dao.DataAccessException if Redis failed or did not answer in time
+	 */
+	long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args);
 
 	/**
 	 * Sends a script without waiting for its reply. Commands stay ordered on the connection, so a later script on the

@@ -3,6 +3,8 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -36,6 +38,26 @@ final class TemplateScriptRunner implements ScriptRunner {
 					+ "pipeline?)");
 		}
 		return result;
+	}
+
+	@Override
+	public CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args) {
+		try {
+			return CompletableFuture.completedFuture(run(script, keys, args));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	@Override
+	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args) {
+		try {
+			return reply.join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
 	}
 
 	@Override
