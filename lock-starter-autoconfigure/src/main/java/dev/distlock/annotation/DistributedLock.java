@@ -120,4 +120,16 @@ public @interface DistributedLock {
 	 */
 	String fallbackMethod() default "";
 
+	/**
+	 * Keeps the lock taken until at least this long after it was acquired, even when the method returns sooner: a
+	 * duration string like {@link #lease()}. What a once-per-period {@code @Scheduled} job needs, so that an instance
+	 * whose scheduler fires a little later finds the lock still taken (ShedLock's {@code lockAtLeastFor}). The lock
+	 * is kept by the backend, so it also outlives a crash of the holder. Must not be negative nor longer than a fixed
+	 * {@link #lease()} (checked at startup). Empty means none.
+	 * @return the shortest time the lock stays taken
+	 * @since 0.2.0
+	 * @see dev.distlock.core.LockRequest.Builder#holdAtLeast(java.time.Duration)
+	 */
+	String holdAtLeast() default "";
+
 }

@@ -150,6 +150,7 @@ public final class LockOperation {
 			.lease(this.lease)
 			.waitTime(this.waitTime)
 			.provider(this.provider)
+			.holdAtLeast(this.holdAtLeast)
 			.build();
 	}
 
@@ -257,6 +258,11 @@ public final class LockOperation {
 	public String toString() {
 		return "LockOperation[" + this.description + ", key=" + ((this.key != null) ? this.namePrefix + "{"
 				+ this.keyExpression + "}" : this.namePrefix) + ", type=" + this.type + "]";
+	}
+
+	private @Nullable Duration holdAtLeast; // set once while it is built, before it is published
+	void holdAtLeast(@Nullable Duration holdAtLeast) {
+		this.holdAtLeast = holdAtLeast;
 	}
 
 }

@@ -166,7 +166,7 @@ final class LockExecutor {
 		long deadline = start + LockWaiter.saturatedNanos(wait);
 		Duration fixed = (request.lease() != null) ? request.lease() : this.settings.defaultLease();
 		LockAttempt attempt = new LockAttempt(this.settings.keyPrefix() + request.key(), type, request.permits(),
-				(fixed != null) ? fixed : this.settings.watchdogLease(), this.ownerPrefix,
+				HoldAtLeast.backendLease(request, fixed, this.settings.watchdogLease()), this.ownerPrefix,
 				this.ownerSequence.incrementAndGet());
 		ManagedLease<H> lease = new ManagedLease<>(this.leases, provider, attempt, request, fixed == null);
 		boolean queued = type.isExclusive() || !tryOnce;

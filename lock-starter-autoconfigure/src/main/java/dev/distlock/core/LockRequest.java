@@ -32,6 +32,8 @@ public final class LockRequest {
 
 	private final @Nullable String name;
 
+	private final @Nullable Duration holdAtLeast;
+
 	private LockRequest(Builder builder) {
 		this.key = builder.key;
 		this.type = builder.type;
@@ -40,6 +42,7 @@ public final class LockRequest {
 		this.permits = builder.permits;
 		this.provider = builder.provider;
 		this.name = builder.name;
+		this.holdAtLeast = builder.holdAtLeast;
 	}
 
 	/**
@@ -119,13 +122,25 @@ public final class LockRequest {
 		builder.waitTime = this.waitTime;
 		builder.provider = this.provider;
 		builder.name = this.name;
+		builder.holdAtLeast = this.holdAtLeast;
 		return builder;
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", type=" + this.type + ", lease=" + this.lease + ", waitTime="
-				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + ", name=" + this.name + "]";
+				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + ", name=" + this.name
+				+ ((this.holdAtLeast != null) ? ", holdAtLeast=" + this.holdAtLeast : "") + "]";
+	}
+
+	/**
+	 * How long the lock stays taken after it was acquired at least, even when released sooner; see
+	 * {@link Builder#holdAtLeast(Duration)}.
+	 * @return the duration, or {@code null} for none
+	 * @since 0.2.0
+	 */
+	public @Nullable Duration holdAtLeast() {
+		return this.holdAtLeast;
 	}
 
 	/**
@@ -146,6 +161,8 @@ public final class LockRequest {
 		private @Nullable String provider;
 
 		private @Nullable String name;
+
+		private @Nullable Duration holdAtLeast;
 
 		private Builder(String key) {
 			this.key = key;
@@ -204,6 +221,22 @@ public final class LockRequest {
 		}
 
 		/**
+		 * Keeps the lock taken until at least {@code holdAtLeast} after it was acquired, even when it is released
+		 * sooner: the release then shortens the backend lease to what is left instead of freeing the lock, so no
+		 * other instance can take it before then (what a once-per-period scheduled job needs; ShedLock's
+		 * {@code lockAtLeastFor}). Measured from when the acquisition was answered, in the backend's time from the
+		 * release on. Must not be negative nor above a fixed {@link #lease(Duration) lease}; zero or {@code null}
+		 * means none.
+		 * @param holdAtLeast the shortest time the lock stays taken, or {@code null}
+		 * @return this builder
+		 * @since 0.2.0
+		 */
+		public Builder holdAtLeast(@Nullable Duration holdAtLeast) {
+			this.holdAtLeast = holdAtLeast;
+			return this;
+		}
+
+		/**
 		 * Validates and builds the request.
 		 * @return the request
 		 * @throws LockConfigurationException if a value is out of range
@@ -234,6 +267,7 @@ public final class LockRequest {
 			if (this.name != null && this.name.isBlank()) {
 				this.name = null;
 			}
+			HoldAtLeast.validate(this.key, this.holdAtLeast, this.lease);
 			return new LockRequest(this);
 		}
 

@@ -245,7 +245,9 @@ final class ManagedLease<H extends HeldLock> extends LeaseClock implements Lease
 			return;
 		}
 		try {
-			this.provider.release(held());
+			if (!HoldAtLeast.keep(this)) {
+				this.provider.release(held());
+			}
 		}
 		catch (Exception ex) {
 			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()

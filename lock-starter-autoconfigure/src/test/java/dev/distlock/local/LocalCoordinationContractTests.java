@@ -1,0 +1,18 @@
+package dev.distlock.local;
+
+import dev.distlock.core.LockProvider;
+import dev.distlock.test.AbstractCoordinationContractTests;
+
+/**
+ * The coordination contract on the in-JVM backend; providers share one store, as processes share a server.
+ */
+class LocalCoordinationContractTests extends AbstractCoordinationContractTests {
+
+	private final LocalLockProvider backend = new LocalLockProvider();
+
+	@Override
+	protected LockProvider<?> createProvider() {
+		return new LocalLockProvider(this.backend);
+	}
+
+}

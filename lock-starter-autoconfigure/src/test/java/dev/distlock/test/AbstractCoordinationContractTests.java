@@ -1,0 +1,251 @@
+package dev.distlock.test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.distlock.core.HeldLock;
+import dev.distlock.core.Lease;
+import dev.distlock.core.LeaseRenewer;
+import dev.distlock.core.LockProvider;
+import dev.distlock.core.LockRequest;
+import dev.distlock.core.LockSettings;
+import dev.distlock.core.LockTemplate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The coordination contract every backend passes beside the lock contract: hold-at-least, driven through
+ * {@link LockTemplate}'s one execution path. A backend's test extends this and supplies {@link #createProvider()};
+ * each call stands for another process with its own backend client.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class AbstractCoordinationContractTests {
+
+	private static final Duration HOLD = Duration.ofSeconds(1);
+
+	private final List<LockTemplate> templates = Collections.synchronizedList(new ArrayList<>());
+
+	private final List<LockProvider<?>> providers = Collections.synchronizedList(new ArrayList<>());
+
+	protected final ExecutorService executor = Executors.newCachedThreadPool();
+
+	/** Prefix unique to this test instance so runs never see each other's keys. */
+	protected final String prefix = "cc:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
+	/**
+	 * A new provider on the shared backend with a client of its own; each call stands for another process.
+	 * @return the provider
+	 */
+	protected abstract LockProvider<?> createProvider() throws Exception;
+
+	protected Duration watchdogLease() {
+		return Duration.ofMillis(1500);
+	}
+
+	protected LockSettings settings() {
+		return LockSettings.defaults()
+			.withKeyPrefix(this.prefix)
+			.withWatchdog(watchdogLease(), watchdogLease().dividedBy(3))
+			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
+	}
+
+	/**
+	 * A template over a new provider: another "process".
+	 * @return the template
+	 */
+	protected LockTemplate newProcess() {
+		try {
+			return newProcess(createProvider());
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not create the provider under test", ex);
+		}
+	}
+
+	private LockTemplate newProcess(LockProvider<?> provider) {
+		this.providers.add(provider);
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(), new LeaseRenewer(),
+				List.of());
+		this.templates.add(template);
+		return template;
+	}
+
+	@AfterEach
+	void closeProcesses() throws Exception {
+		this.executor.shutdownNow();
+		this.executor.awaitTermination(10, TimeUnit.SECONDS);
+		this.templates.forEach(LockTemplate::close);
+		this.providers.forEach(LockProvider::close);
+		closeClients();
+	}
+
+	/**
+	 * Closes the backend clients the providers were made with, after every template and provider is closed.
+	 */
+	protected void closeClients() throws Exception {
+	}
+
+	protected String key(String name) {
+		return name + "-" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	// ---------------------------------------------------------------- hold-at-least
+
+	@Test
+	void scheduledJobOfTwoInstancesRunsAtMostOncePerHold() throws Exception {
+		List<LockTemplate> instances = List.of(newProcess(), newProcess());
+		String key = key("job");
+		LockRequest request = LockRequest.builder(key).waitTime(Duration.ZERO).holdAtLeast(HOLD).build();
+		LockHistory history = new LockHistory();
+		List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+		List<ScheduledExecutorService> schedulers = new ArrayList<>();
+		try {
+			for (int i = 0; i < instances.size(); i++) {
+				LockTemplate instance = instances.get(i);
+				String holder = "instance-" + i;
+				ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+				schedulers.add(scheduler);
+				// every 200 ms, the two instances 70 ms apart: a job of 10 ms is long over when the other fires
+				scheduler.scheduleAtFixedRate(() -> runJob(instance, request, history, holder, errors), i * 70L, 200,
+						TimeUnit.MILLISECONDS);
+			}
+			Thread.sleep(10_000);
+		}
+		finally {
+			for (ScheduledExecutorService scheduler : schedulers) {
+				scheduler.shutdown();
+				assertThat(scheduler.awaitTermination(5, TimeUnit.SECONDS)).as("scheduler stopped").isTrue();
+			}
+		}
+		assertThat(errors).as("errors of the job runs").isEmpty();
+		List<LockHistory.Hold> runs = new ArrayList<>(history.holds());
+		runs.sort(Comparator.comparingLong(LockHistory.Hold::start));
+		assertThat(runs.size()).as("runs of a 10 ms job every 200 ms on two instances over 10 s, held at least 1 s: %s",
+				runs).isBetween(8, 11);
+		for (int i = 1; i < runs.size(); i++) {
+			long gap = runs.get(i).start() - runs.get(i - 1).requested();
+			assertThat(Duration.ofNanos(gap)).as("time between run %d and run %d: %s", i - 1, i, runs)
+				.isGreaterThanOrEqualTo(HOLD);
+		}
+		assertThat(runs).extracting(LockHistory.Hold::holder).as("both instances ran the job").contains("instance-0",
+				"instance-1");
+		history.assertConsistent();
+	}
+
+	private static void runJob(LockTemplate instance, LockRequest request, LockHistory history, String holder,
+			List<Throwable> errors) {
+		long requested = System.nanoTime();
+		try {
+			instance.execute(request, (lease) -> {
+				long start = System.nanoTime();
+				Thread.sleep(10);
+				history.record(lease, 1, holder, requested, start, System.nanoTime());
+				return null;
+			}, (busy) -> null, null);
+		}
+		catch (Throwable ex) {
+			errors.add(ex);
+		}
+	}
+
+	@Test
+	void lockReleasedBeforeItsHoldEndsStaysTakenUntilThen() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String key = key("hold");
+		long requested = System.nanoTime();
+		first.acquire(LockRequest.builder(key).holdAtLeast(HOLD).build()).release();
+		assertThat(second.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
+			.as("another process, right after the release").isEmpty();
+		assertThat(first.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
+			.as("the releasing process itself, which forgot its lease").isEmpty();
+		try (Lease lease = second.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build())) {
+			Duration after = Duration.ofNanos(System.nanoTime() - requested);
+			assertThat(after).as("when the waiting process got the lock").isGreaterThanOrEqualTo(HOLD)
+				.isLessThan(HOLD.plusMillis(1500));
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void lockReleasedAfterItsHoldEndedIsFreeAtOnce() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String key = key("held-long");
+		Lease lease = first.acquire(LockRequest.builder(key).holdAtLeast(Duration.ofMillis(300)).build());
+		Thread.sleep(400);
+		lease.release();
+		try (Lease next = second.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()).orElseThrow(
+				() -> new AssertionError("the lock was still taken after a release past its hold"))) {
+			assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+		}
+	}
+
+	@Test
+	void holdOutlivesAHolderThatStopsTalkingToTheBackend() throws Exception {
+		Crashable crashable = new Crashable(createProvider());
+		LockTemplate first = newProcess(crashable);
+		LockTemplate second = newProcess();
+		String key = key("crash");
+		Duration hold = watchdogLease().multipliedBy(2);
+		long requested = System.nanoTime();
+		// no lease: the watchdog's lease is shorter than the hold, so the backend lease must be the hold
+		first.acquire(LockRequest.builder(key).holdAtLeast(hold).build());
+		crashable.crash();
+		try (Lease lease = second.acquire(LockRequest.builder(key).waitTime(hold.multipliedBy(3)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - requested))
+				.as("when another process got the lock of a holder that crashed at once").isGreaterThanOrEqualTo(hold)
+				.isLessThan(hold.plus(watchdogLease().multipliedBy(2)));
+		}
+	}
+
+	/** A provider whose process "crashes": from then on nothing reaches the backend, no renewal, no release. */
+	private static final class Crashable extends ForwardingLockProvider {
+
+		private final AtomicBoolean crashed = new AtomicBoolean();
+
+		Crashable(LockProvider<?> delegate) {
+			super(delegate);
+		}
+
+		void crash() {
+			this.crashed.set(true);
+		}
+
+		@Override
+		public boolean renew(HeldLock lock, Duration lease) throws Exception {
+			return this.crashed.get() || super.renew(lock, lease);
+		}
+
+		@Override
+		public boolean[] renew(List<HeldLock> locks, Duration lease) throws Exception {
+			if (this.crashed.get()) {
+				boolean[] renewed = new boolean[locks.size()];
+				java.util.Arrays.fill(renewed, true);
+				return renewed;
+			}
+			return super.renew(locks, lease);
+		}
+
+		@Override
+		public void release(HeldLock lock) throws Exception {
+			if (!this.crashed.get()) {
+				super.release(lock);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,46 @@
+package dev.distlock.zookeeper;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import dev.distlock.core.LockProvider;
+import dev.distlock.test.AbstractCoordinationContractTests;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The coordination contract on a real, in-process ZooKeeper server; every provider has its own client and session,
+ * as separate processes would.
+ */
+class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTests {
+
+	private static TestingServer server;
+
+	private final List<CuratorFramework> clients = Collections.synchronizedList(new ArrayList<>());
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		server = ZooKeeperTestSupport.server();
+	}
+
+	@AfterAll
+	static void stopServer() throws Exception {
+		server.close();
+	}
+
+	@Override
+	protected LockProvider<?> createProvider() throws Exception {
+		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
+		this.clients.add(client);
+		return new ZooKeeperLockProvider(client);
+	}
+
+	@Override
+	protected void closeClients() {
+		this.clients.forEach(CuratorFramework::close);
+	}
+
+}
