@@ -47,7 +47,9 @@ public @interface DistributedLock {
 	 * {@code #root.target}, {@code #root.targetClass}; beans as {@code @beanName}; string literals in single quotes
 	 * ({@code "'nightly'"}). The value is turned into a string with {@code String.valueOf}; {@code null} or a blank
 	 * string raises {@link dev.distlock.core.LockKeyException} and the method does not run. Empty means no variable
-	 * part.
+	 * part. A value that is a {@code Collection} or an array locks each element as a key of its own (with the name),
+	 * all together or none, in sorted order ({@code key = "#transfer.accounts()"}); the lease then has a fencing token
+	 * per key ({@link dev.distlock.core.Lease#fencingToken(String)}).
 	 * @return the key expression
 	 */
 	String key() default "";

@@ -64,7 +64,7 @@ final class HoldAtLeast {
 	 */
 	static <H extends HeldLock> boolean keep(ManagedLease<H> lease) throws Exception {
 		Duration hold = lease.request().holdAtLeast();
-		if (hold == null || hold.isZero()) {
+		if (hold == null || hold.isZero() || lease.releaseAtOnce) {
 			return false;
 		}
 		long left = lease.acquiredNanos() + LockWaiter.saturatedNanos(hold) - System.nanoTime();

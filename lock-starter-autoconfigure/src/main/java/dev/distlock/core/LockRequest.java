@@ -1,6 +1,8 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -34,6 +36,8 @@ public final class LockRequest {
 
 	private final @Nullable Duration holdAtLeast;
 
+	private final List<String> keys;
+
 	private LockRequest(Builder builder) {
 		this.key = builder.key;
 		this.type = builder.type;
@@ -43,6 +47,7 @@ public final class LockRequest {
 		this.provider = builder.provider;
 		this.name = builder.name;
 		this.holdAtLeast = builder.holdAtLeast;
+		this.keys = builder.sortedKeys;
 	}
 
 	/**
@@ -123,6 +128,7 @@ public final class LockRequest {
 		builder.provider = this.provider;
 		builder.name = this.name;
 		builder.holdAtLeast = this.holdAtLeast;
+		builder.keys = (this.keys.size() > 1) ? this.keys : null;
 		return builder;
 	}
 
@@ -141,6 +147,35 @@ public final class LockRequest {
 	 */
 	public @Nullable Duration holdAtLeast() {
 		return this.holdAtLeast;
+	}
+
+	/**
+	 * The keys, in the order they are locked (sorted, distinct). One key for an ordinary request; for a multi-key
+	 * request {@link #key()} is these keys joined with commas, a label for messages.
+	 * @return the keys
+	 * @since 0.2.0
+	 */
+	public List<String> keys() {
+		return this.keys;
+	}
+
+	/**
+	 * Whether several keys are locked together ({@link Builder#keys(Collection)}).
+	 * @return {@code true} for more than one key
+	 * @since 0.2.0
+	 */
+	public boolean isMultiKey() {
+		return this.keys.size() > 1;
+	}
+
+	/**
+	 * Starts a request that locks several keys together; see {@link Builder#keys(Collection)}.
+	 * @param keys the keys, at least one
+	 * @return a builder
+	 * @since 0.2.0
+	 */
+	public static Builder builder(Collection<String> keys) {
+		return new Builder("").keys(keys);
 	}
 
 	/**
@@ -164,12 +199,17 @@ public final class LockRequest {
 
 		private @Nullable Duration holdAtLeast;
 
+		private @Nullable Collection<String> keys;
+
+		private List<String> sortedKeys = List.of();
+
 		private Builder(String key) {
 			this.key = key;
 		}
 
 		public Builder key(String key) {
 			this.key = key;
+			this.keys = null;
 			return this;
 		}
 
@@ -237,13 +277,30 @@ public final class LockRequest {
 		}
 
 		/**
+		 * Locks several keys together, all or none: they are taken one by one in sorted order (so that callers with
+		 * overlapping sets never deadlock), within one wait time, and released in reverse order. Duplicates count
+		 * once. Replaces the key given to {@link LockRequest#builder(String)}.
+		 * @param keys the keys, at least one, none blank
+		 * @return this builder
+		 * @since 0.2.0
+		 */
+		public Builder keys(Collection<String> keys) {
+			this.keys = Objects.requireNonNull(keys, "keys");
+			return this;
+		}
+
+		/**
 		 * Validates and builds the request.
 		 * @return the request
 		 * @throws LockConfigurationException if a value is out of range
 		 */
 		public LockRequest build() {
-			if (this.key == null || this.key.isBlank()) {
-				throw new LockConfigurationException("Lock key must not be null or blank");
+			this.sortedKeys = MultiKeyLocks.sortedKeys(this.key, this.keys);
+			if (this.sortedKeys.size() > 1) {
+				this.key = String.join(",", this.sortedKeys);
+			}
+			else {
+				this.key = this.sortedKeys.get(0);
 			}
 			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
 				throw new LockConfigurationException(

@@ -407,6 +407,9 @@ final class ManagedLease<H extends HeldLock> extends LeaseClock implements Lease
 		return "Lease[" + this.attempt + ", token=" + fencingToken() + ", state=" + this.state + "]";
 	}
 
+	/** Set when the lock was taken only to be given back (a multi-key acquisition that failed): no hold applies. */
+	volatile boolean releaseAtOnce;
+
 	static @Nullable ManagedLease<?> unwrap(Lease lease) {
 		if (lease instanceof ManagedLease<?> managed) {
 			return managed;

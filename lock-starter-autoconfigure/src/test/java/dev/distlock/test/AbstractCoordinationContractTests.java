@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,21 +20,25 @@ import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The coordination contract every backend passes beside the lock contract: hold-at-least, driven through
- * {@link LockTemplate}'s one execution path. A backend's test extends this and supplies {@link #createProvider()};
- * each call stands for another process with its own backend client.
+ * The coordination contract every backend passes beside the lock contract: hold-at-least and multi-key locks, driven
+ * through {@link LockTemplate}'s one execution path. A backend's test extends this and supplies
+ * {@link #createProvider()}; each call stands for another process with its own backend client.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractCoordinationContractTests {
 
 	private static final Duration HOLD = Duration.ofSeconds(1);
+
+	private static final int MULTI_KEY_ROUNDS = 1000;
 
 	private final List<LockTemplate> templates = Collections.synchronizedList(new ArrayList<>());
 
@@ -208,6 +213,146 @@ public abstract class AbstractCoordinationContractTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - requested))
 				.as("when another process got the lock of a holder that crashed at once").isGreaterThanOrEqualTo(hold)
 				.isLessThan(hold.plus(watchdogLease().multipliedBy(2)));
+		}
+	}
+
+	// ---------------------------------------------------------------- multi-key
+
+	@Test
+	void callersTakingOverlappingKeySetsInOppositeOrderNeverDeadlockNorOverlap() throws Exception {
+		List<LockTemplate> processes = List.of(newProcess(), newProcess());
+		String a = key("a");
+		String b = key("b");
+		List<List<String>> orders = List.of(List.of(a, b), List.of(b, a));
+		LockHistory history = new LockHistory();
+		List<Future<?>> callers = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			LockTemplate process = processes.get(i);
+			LockRequest request = LockRequest.builder(orders.get(i)).waitTime(Duration.ofSeconds(20)).build();
+			String holder = "caller-" + i;
+			callers.add(this.executor.submit(() -> {
+				for (int n = 0; n < MULTI_KEY_ROUNDS; n++) {
+					long requested = System.nanoTime();
+					try (Lease lease = process.acquire(request)) {
+						long start = System.nanoTime();
+						for (String key : request.keys()) {
+							history.record(new LockHistory.Hold(key, LockType.MUTEX, 1, lease.fencingToken(key), holder,
+									requested, start, System.nanoTime()));
+						}
+					}
+				}
+				return null;
+			}));
+		}
+		for (Future<?> caller : callers) {
+			caller.get(100, TimeUnit.SECONDS);
+		}
+		assertThat(history.size()).isEqualTo(2 * MULTI_KEY_ROUNDS * 2);
+		history.assertConsistent();
+	}
+
+	@Test
+	void busyKeyFailsTheWholeAcquisitionWithNothingHeld() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String a = key("a");
+		String b = key("b");
+		String c = key("c");
+		try (Lease busy = second.acquire(LockRequest.of(b))) {
+			long start = System.nanoTime();
+			// a hold-at-least must not keep the keys given back
+			assertThat(first.tryAcquire(LockRequest.builder(List.of(c, b, a))
+				.waitTime(Duration.ofMillis(300))
+				.holdAtLeast(Duration.ofSeconds(5))
+				.build())).as("keys [a, b, c] with b held elsewhere").isEmpty();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("time to give up")
+				.isGreaterThanOrEqualTo(Duration.ofMillis(300))
+				.isLessThan(Duration.ofSeconds(3));
+			for (String key : List.of(a, c)) {
+				try (Lease lease = second.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build())
+					.orElseThrow(() -> new AssertionError(key + " stayed held after the acquisition failed"))) {
+					assertThat(lease.isValid()).isTrue();
+				}
+			}
+			assertThat(busy.isValid()).isTrue();
+		}
+		try (Lease all = first.acquire(LockRequest.builder(List.of(a, b, c)).waitTime(Duration.ZERO).build())) {
+			assertThat(all.isValid()).as("every key, once free").isTrue();
+		}
+	}
+
+	@Test
+	void everyKeyHasItsOwnRisingFencingToken() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String x = key("x");
+		String y = key("y");
+		long tokenOfX;
+		try (Lease lease = first.acquire(LockRequest.builder(List.of(y, x, y)).build())) {
+			assertThat(lease.key()).isEqualTo(String.join(",", new java.util.TreeSet<>(List.of(x, y))));
+			assertThat(lease.isValid()).isTrue();
+			tokenOfX = lease.fencingToken(x);
+			assertThat(tokenOfX).isPositive();
+			assertThat(lease.fencingToken(y)).isPositive();
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(lease::fencingToken)
+				.withMessageContaining("fencingToken(key)");
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lease.fencingToken("z"))
+				.withMessageContaining("'z' is not one of the keys");
+			assertThat(second.tryAcquire(LockRequest.builder(x).waitTime(Duration.ZERO).build())).isEmpty();
+			assertThat(second.tryAcquire(LockRequest.builder(y).waitTime(Duration.ZERO).build())).isEmpty();
+		}
+		try (Lease again = second.acquire(LockRequest.builder(x).waitTime(Duration.ZERO).build())) {
+			assertThat(again.fencingToken()).as("token of x after the multi-key lease").isGreaterThan(tokenOfX);
+			assertThat(again.fencingToken(x)).isEqualTo(again.fencingToken());
+		}
+	}
+
+	@Test
+	void keyFreedWithinTheWaitIsTakenWithTheOthers() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String a = key("a");
+		String b = key("b");
+		Lease busy = second.acquire(LockRequest.of(b));
+		this.executor.submit(() -> {
+			Thread.sleep(300);
+			busy.release();
+			return null;
+		});
+		try (Lease both = first.acquire(LockRequest.builder(List.of(a, b)).waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(both.isValid()).isTrue();
+			assertThat(busy.isValid()).isFalse();
+			assertThat(second.tryAcquire(LockRequest.builder(a).waitTime(Duration.ZERO).build())).isEmpty();
+		}
+	}
+
+	@Test
+	void multiKeyHoldKeepsEveryKey() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String a = key("a");
+		String b = key("b");
+		first.acquire(LockRequest.builder(List.of(a, b)).holdAtLeast(Duration.ofSeconds(2)).build()).release();
+		assertThat(second.tryAcquire(LockRequest.builder(a).waitTime(Duration.ZERO).build())).isEmpty();
+		assertThat(second.tryAcquire(LockRequest.builder(b).waitTime(Duration.ZERO).build())).isEmpty();
+	}
+
+	@Test
+	void sameThreadReentersKeysItHoldsWithinAMultiKeyLock() throws Exception {
+		LockTemplate process = newProcess();
+		LockTemplate other = newProcess();
+		String a = key("a");
+		String b = key("b");
+		try (Lease outer = process.acquire(LockRequest.of(a))) {
+			try (Lease both = process.acquire(LockRequest.builder(List.of(a, b)).waitTime(Duration.ZERO).build())) {
+				assertThat(both.fencingToken(a)).isEqualTo(outer.fencingToken());
+			}
+			assertThat(outer.isValid()).as("the outer hold of a after the multi-key lease ended").isTrue();
+			assertThat(other.tryAcquire(LockRequest.builder(a).waitTime(Duration.ZERO).build())).isEmpty();
+			try (Lease freed = other.tryAcquire(LockRequest.builder(b).waitTime(Duration.ZERO).build())
+				.orElseThrow(() -> new AssertionError("b stayed held after the multi-key lease ended"))) {
+				assertThat(freed.isValid()).isTrue();
+			}
 		}
 	}
 
