@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.junit.jupiter.api.AfterAll;
@@ -25,6 +26,11 @@ class H2CoordinationContractTests extends AbstractCoordinationContractTests {
 	@Override
 	protected LockProvider<?> createProvider() {
 		return database.provider().build();
+	}
+
+	@Override
+	protected LatchProvider createLatchProvider() {
+		return new JdbcLatchProvider(database.dataSource(), database.tableName(), null);
 	}
 
 }

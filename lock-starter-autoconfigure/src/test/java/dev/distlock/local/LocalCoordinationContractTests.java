@@ -1,5 +1,6 @@
 package dev.distlock.local;
 
+import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 
@@ -13,6 +14,13 @@ class LocalCoordinationContractTests extends AbstractCoordinationContractTests {
 	@Override
 	protected LockProvider<?> createProvider() {
 		return new LocalLockProvider(this.backend);
+	}
+
+	private final LocalLatchProvider latches = new LocalLatchProvider();
+
+	@Override
+	protected LatchProvider createLatchProvider() {
+		return new LocalLatchProvider(this.latches);
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import dev.distlock.test.TestServers;
@@ -30,6 +31,14 @@ class RedisCoordinationContractTests extends AbstractCoordinationContractTests {
 	@Override
 	protected void closeClients() {
 		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@Override
+	protected LatchProvider createLatchProvider() {
+		LettuceConnectionFactory factory = RedisTestConnections.standalone(TestServers.redisUri(),
+				Duration.ofSeconds(10));
+		this.factories.add(factory);
+		return new RedisLatchProvider(factory);
 	}
 
 }

@@ -1,5 +1,10 @@
 package dev.distlock.redisson;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.junit.jupiter.api.AfterAll;
@@ -25,8 +30,11 @@ class RedissonCoordinationContractTests extends AbstractCoordinationContractTest
 	}
 
 	/** Fencing counters outlive their locks by design; tests leave none behind. */
+	private final List<RedissonClient> latchClients = Collections.synchronizedList(new ArrayList<>());
+
 	@Override
 	protected void closeClients() {
+		this.latchClients.forEach(RedissonClients::shutdown);
 		admin.getKeys().deleteByPattern("*" + this.prefix + "*");
 	}
 
@@ -34,6 +42,13 @@ class RedissonCoordinationContractTests extends AbstractCoordinationContractTest
 	protected LockProvider<?> createProvider() {
 		RedissonClient client = RedissonClients.shared();
 		return RedissonClients.owning(new RedissonLockProvider(client), client);
+	}
+
+	@Override
+	protected LatchProvider createLatchProvider() {
+		RedissonClient client = RedissonClients.shared();
+		this.latchClients.add(client);
+		return new RedissonLatchProvider(client);
 	}
 
 }

@@ -14,8 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.distlock.core.HeldLock;
+import dev.distlock.core.LatchProvider;
+import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
+import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -30,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The coordination contract every backend passes beside the lock contract: hold-at-least and multi-key locks, driven
- * through {@link LockTemplate}'s one execution path. A backend's test extends this and supplies
- * {@link #createProvider()}; each call stands for another process with its own backend client.
+ * through {@link LockTemplate}'s one execution path, and the countdown latch of {@link LatchTemplate}. A backend's
+ * test extends this and supplies {@link #createProvider()} and {@link #createLatchProvider()}; each call stands for
+ * another process with its own backend client.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractCoordinationContractTests {
@@ -43,6 +47,8 @@ public abstract class AbstractCoordinationContractTests {
 	private final List<LockTemplate> templates = Collections.synchronizedList(new ArrayList<>());
 
 	private final List<LockProvider<?>> providers = Collections.synchronizedList(new ArrayList<>());
+
+	private final List<LatchProvider> latchProviders = Collections.synchronizedList(new ArrayList<>());
 
 	protected final ExecutorService executor = Executors.newCachedThreadPool();
 
@@ -93,6 +99,7 @@ public abstract class AbstractCoordinationContractTests {
 		this.executor.awaitTermination(10, TimeUnit.SECONDS);
 		this.templates.forEach(LockTemplate::close);
 		this.providers.forEach(LockProvider::close);
+		this.latchProviders.forEach(LatchProvider::close);
 		closeClients();
 	}
 
@@ -354,6 +361,149 @@ public abstract class AbstractCoordinationContractTests {
 				assertThat(freed.isValid()).isTrue();
 			}
 		}
+	}
+
+	// ---------------------------------------------------------------- countdown latch
+
+	/**
+	 * A new latch provider on the shared backend with a client of its own; each call stands for another process.
+	 * @return the provider
+	 */
+	protected abstract LatchProvider createLatchProvider() throws Exception;
+
+	/**
+	 * How late after its expiry the backend may still show a latch.
+	 * @return the grace
+	 */
+	protected Duration latchExpiryGrace() {
+		return Duration.ofMillis(500);
+	}
+
+	protected LatchTemplate newLatchProcess() {
+		try {
+			LatchProvider provider = createLatchProvider();
+			this.latchProviders.add(provider);
+			return new LatchTemplate(provider, settings(), Duration.ofMinutes(1));
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not create the latch provider under test", ex);
+		}
+	}
+
+	@Test
+	void latchCountedDownByOtherProcessesWakesWaitersEverywhere() throws Exception {
+		LatchTemplate setter = newLatchProcess();
+		List<LatchTemplate> others = List.of(newLatchProcess(), newLatchProcess());
+		String latch = key("latch");
+		assertThat(setter.trySetCount(latch, 3)).as("first set").isTrue();
+		assertThat(others.get(0).trySetCount(latch, 5)).as("set again while it exists").isFalse();
+		assertThat(others.get(1).count(latch)).isEqualTo(3);
+		List<Future<Long>> waiters = new ArrayList<>();
+		for (LatchTemplate waiter : List.of(setter, others.get(0), others.get(1))) {
+			waiters.add(this.executor.submit(() -> {
+				assertThat(waiter.await(latch, Duration.ofSeconds(20))).as("await").isTrue();
+				return System.nanoTime();
+			}));
+		}
+		Thread.sleep(200);
+		others.get(0).countDown(latch);
+		others.get(1).countDown(latch);
+		assertThat(setter.count(latch)).isEqualTo(1);
+		assertThat(waiters).noneMatch(Future::isDone);
+		long last = System.nanoTime();
+		setter.countDown(latch);
+		for (Future<Long> waiter : waiters) {
+			assertThat(Duration.ofNanos(waiter.get(10, TimeUnit.SECONDS) - last)).as("waiter woken after the count-down")
+				.isLessThan(Duration.ofSeconds(1));
+		}
+		assertThat(others.get(1).count(latch)).isZero();
+	}
+
+	@Test
+	void awaitGivesUpAtItsTimeoutWhileTheCountIsAboveZero() throws Exception {
+		LatchTemplate process = newLatchProcess();
+		String latch = key("latch-timeout");
+		process.trySetCount(latch, 2);
+		process.countDown(latch);
+		long start = System.nanoTime();
+		assertThat(process.await(latch, Duration.ofMillis(300))).isFalse();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300))
+			.isLessThan(Duration.ofSeconds(3));
+		assertThat(process.count(latch)).isEqualTo(1);
+		assertThat(process.await(latch, Duration.ZERO)).as("a zero wait checks once").isFalse();
+	}
+
+	@Test
+	void absentLatchCountsZeroAndIsSetAgainOnceAtZero() throws Exception {
+		LatchTemplate process = newLatchProcess();
+		LatchTemplate other = newLatchProcess();
+		String latch = key("latch-absent");
+		assertThat(process.count(latch)).isZero();
+		assertThat(process.await(latch, Duration.ZERO)).isTrue();
+		other.countDown(latch);
+		assertThat(process.count(latch)).as("a count-down of an absent latch does not create it").isZero();
+		assertThat(process.trySetCount(latch, 1)).isTrue();
+		other.countDown(latch);
+		other.countDown(latch);
+		assertThat(process.count(latch)).as("never below zero").isZero();
+		assertThat(other.trySetCount(latch, 2)).as("set again after it reached zero").isTrue();
+		assertThat(process.count(latch)).isEqualTo(2);
+	}
+
+	@Test
+	void concurrentCountDownsFromTwoProcessesLoseNone() throws Exception {
+		List<LatchTemplate> processes = List.of(newLatchProcess(), newLatchProcess());
+		String latch = key("latch-many");
+		processes.get(0).trySetCount(latch, 100);
+		Future<Boolean> waiter = this.executor.submit(() -> processes.get(1).await(latch, Duration.ofSeconds(30)));
+		List<Future<?>> counters = new ArrayList<>();
+		for (int t = 0; t < 4; t++) {
+			LatchTemplate process = processes.get(t % 2);
+			counters.add(this.executor.submit(() -> {
+				for (int i = 0; i < 24; i++) {
+					process.countDown(latch);
+				}
+				return null;
+			}));
+		}
+		for (Future<?> counter : counters) {
+			counter.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(processes.get(0).count(latch)).as("100 - 4 x 24").isEqualTo(4);
+		assertThat(waiter.isDone()).isFalse();
+		for (int i = 0; i < 4; i++) {
+			processes.get(i % 2).countDown(latch);
+		}
+		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void latchExpiresAfterItsExpiry() throws Exception {
+		LatchTemplate process = newLatchProcess();
+		String latch = key("latch-expiry");
+		Duration expiry = Duration.ofSeconds(1);
+		assertThat(process.trySetCount(latch, 5, expiry)).isTrue();
+		Thread.sleep(expiry.toMillis() / 2);
+		assertThat(process.count(latch)).as("before its expiry").isEqualTo(5);
+		long deadline = System.nanoTime() + expiry.plus(latchExpiryGrace()).toNanos();
+		while (process.count(latch) != 0) {
+			assertThat(System.nanoTime()).as("latch still there %s after its expiry", latchExpiryGrace())
+				.isLessThan(deadline);
+			Thread.sleep(50);
+		}
+		assertThat(process.trySetCount(latch, 1)).as("set again once expired").isTrue();
+	}
+
+	@Test
+	void badLatchInputIsRefusedByName() {
+		LatchTemplate process = newLatchProcess();
+		assertThatExceptionOfType(LockConfigurationException.class).isThrownBy(() -> process.trySetCount("l", 0))
+			.withMessageContaining("Count of latch 'l' must be at least 1");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> process.trySetCount("l", 1, Duration.ZERO))
+			.withMessageContaining("Expiry of latch 'l' must be positive");
+		assertThatExceptionOfType(LockConfigurationException.class).isThrownBy(() -> process.count(" "))
+			.withMessageContaining("Latch name must not be null or blank");
 	}
 
 	/** A provider whose process "crashes": from then on nothing reaches the backend, no renewal, no release. */

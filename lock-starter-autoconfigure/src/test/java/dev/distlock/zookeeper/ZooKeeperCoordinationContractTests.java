@@ -1,9 +1,11 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.apache.curator.framework.CuratorFramework;
@@ -23,6 +25,9 @@ class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTes
 
 	@BeforeAll
 	static void startServer() throws Exception {
+		// latches are TTL nodes, which servers only allow when told so; their expiry is checked every 100 ms here
+		System.setProperty("zookeeper.extendedTypesEnabled", "true");
+		System.setProperty("znode.container.checkIntervalMs", "100");
 		server = ZooKeeperTestSupport.server();
 	}
 
@@ -41,6 +46,19 @@ class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTes
 	@Override
 	protected void closeClients() {
 		this.clients.forEach(CuratorFramework::close);
+	}
+
+	@Override
+	protected LatchProvider createLatchProvider() throws Exception {
+		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
+		this.clients.add(client);
+		return new ZooKeeperLatchProvider(client, ZooKeeperLockProvider.DEFAULT_BASE_PATH);
+	}
+
+	/** The servers reap expired TTL nodes at their container check, every 100 ms here. */
+	@Override
+	protected Duration latchExpiryGrace() {
+		return Duration.ofSeconds(2);
 	}
 
 }
