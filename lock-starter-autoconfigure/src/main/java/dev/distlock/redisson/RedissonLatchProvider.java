@@ -66,11 +66,21 @@ public final class RedissonLatchProvider implements LatchProvider {
 	}
 
 	/**
-	 * Waits with Redisson's own {@link RCountDownLatch#await(long, TimeUnit)}.
+	 * Waits with Redisson's own {@link RCountDownLatch#await(long, TimeUnit)}, again while the waiter's deadline has not
+	 * passed (Redisson's timer may end a wait a little early).
 	 */
 	@Override
 	public boolean await(String latch, LatchWaiter waiter) throws InterruptedException {
-		return this.client.getCountDownLatch(name(latch)).await(waiter.remaining().toMillis(), TimeUnit.MILLISECONDS);
+		RCountDownLatch countDownLatch = this.client.getCountDownLatch(name(latch));
+		long left = waiter.remaining().toNanos();
+		do {
+			if (countDownLatch.await((left + 999_999) / 1_000_000, TimeUnit.MILLISECONDS)) {
+				return true;
+			}
+			left = waiter.remaining().toNanos();
+		}
+		while (left > 0);
+		return false;
 	}
 
 	private static String name(String latch) {
