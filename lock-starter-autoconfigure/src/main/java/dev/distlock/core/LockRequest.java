@@ -36,7 +36,7 @@ public final class LockRequest {
 
 	private final @Nullable Duration holdAtLeast;
 
-	private final List<String> keys;
+	private final @Nullable List<String> keys; // null for one key: nothing allocated on the common path
 
 	private LockRequest(Builder builder) {
 		this.key = builder.key;
@@ -128,7 +128,7 @@ public final class LockRequest {
 		builder.provider = this.provider;
 		builder.name = this.name;
 		builder.holdAtLeast = this.holdAtLeast;
-		builder.keys = (this.keys.size() > 1) ? this.keys : null;
+		builder.keys = this.keys;
 		return builder;
 	}
 
@@ -156,7 +156,7 @@ public final class LockRequest {
 	 * @since 0.2.0
 	 */
 	public List<String> keys() {
-		return this.keys;
+		return (this.keys != null) ? this.keys : List.of(this.key);
 	}
 
 	/**
@@ -165,7 +165,7 @@ public final class LockRequest {
 	 * @since 0.2.0
 	 */
 	public boolean isMultiKey() {
-		return this.keys.size() > 1;
+		return this.keys != null;
 	}
 
 	/**
@@ -201,7 +201,7 @@ public final class LockRequest {
 
 		private @Nullable Collection<String> keys;
 
-		private List<String> sortedKeys = List.of();
+		private @Nullable List<String> sortedKeys;
 
 		private Builder(String key) {
 			this.key = key;
@@ -295,12 +295,16 @@ public final class LockRequest {
 		 * @throws LockConfigurationException if a value is out of range
 		 */
 		public LockRequest build() {
-			this.sortedKeys = MultiKeyLocks.sortedKeys(this.key, this.keys);
-			if (this.sortedKeys.size() > 1) {
-				this.key = String.join(",", this.sortedKeys);
+			if (this.keys == null) {
+				if (this.key == null || this.key.isBlank()) {
+					throw new LockConfigurationException("Lock key must not be null or blank");
+				}
+				this.sortedKeys = null;
 			}
 			else {
-				this.key = this.sortedKeys.get(0);
+				List<String> sorted = MultiKeyLocks.sortedKeys(this.keys);
+				this.sortedKeys = (sorted.size() > 1) ? sorted : null;
+				this.key = String.join(",", sorted);
 			}
 			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
 				throw new LockConfigurationException(

@@ -21,19 +21,12 @@ final class MultiKeyLocks {
 	}
 
 	/**
-	 * The keys of a request in lock order: sorted and distinct.
-	 * @param key the single key, used when {@code keys} is {@code null}
-	 * @param keys the several keys, or {@code null}
+	 * The keys of a multi-key request in lock order: sorted and distinct.
+	 * @param keys the keys
 	 * @return the keys, at least one
 	 * @throws LockConfigurationException if there is no key or one is blank
 	 */
-	static List<String> sortedKeys(@Nullable String key, @Nullable Collection<String> keys) {
-		if (keys == null) {
-			if (key == null || key.isBlank()) {
-				throw new LockConfigurationException("Lock key must not be null or blank");
-			}
-			return List.of(key);
-		}
+	static List<String> sortedKeys(Collection<String> keys) {
 		if (keys.isEmpty()) {
 			throw new LockConfigurationException("A multi-key lock needs at least one key, got none");
 		}
