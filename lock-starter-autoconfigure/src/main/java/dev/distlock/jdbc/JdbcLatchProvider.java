@@ -8,6 +8,8 @@ import javax.sql.DataSource;
 import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.ReleaseSubscription;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -27,6 +29,8 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
  */
 public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(JdbcLatchProvider.class);
+
 	private final NamedParameterJdbcTemplate jdbc;
 
 	private final String table;
@@ -37,12 +41,17 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
 	private final @Nullable PostgresNotifier notifier;
 
+	private final String schemaPath;
+
+	private volatile boolean tableFound;
+
 	/**
 	 * Creates a provider on the latch table of a lock table.
 	 * @param dataSource the database
 	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name}); latches use it with {@code _latch}
 	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}, or {@code null} to detect it
-	 * @throws LockConfigurationException if the database is not supported or the table is missing
+	 * @throws LockConfigurationException if the database is not supported (a missing table is logged, and fails each
+	 * use with a {@link LockConfigurationException} until it exists)
 	 */
 	public JdbcLatchProvider(DataSource dataSource, String lockTableName, @Nullable String platform) {
 		DataSource target = LockingDataSource.unwrap(dataSource);
@@ -63,19 +72,31 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 				this.later = "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :expiry MICROSECOND)";
 			}
 		}
-		check(JdbcLockSchema.schemaPath(dialect));
+		this.schemaPath = JdbcLockSchema.schemaPath(dialect);
+		try {
+			checkTable();
+		}
+		catch (LockConfigurationException ex) {
+			// an application that never uses latches must still start with a lock table created before they existed
+			logger.warn(ex.getMessage() + "; latches fail until it exists");
+		}
 		this.notifier = dialect.notifies() ? new PostgresNotifier(
 				LockingDataSource.listenerConnections(target, null), StoredKeys.channel(this.table)) : null;
 	}
 
-	private void check(String schemaPath) {
+	/** Checks the table until it was found once: a table created after startup is picked up. */
+	private void checkTable() {
+		if (this.tableFound) {
+			return;
+		}
 		try {
 			this.jdbc.queryForList("SELECT latch_name, latch_count, expires_at FROM " + this.table + " WHERE 1 = 0",
 					Map.of());
+			this.tableFound = true;
 		}
 		catch (DataAccessException ex) {
 			throw new LockConfigurationException("distlock's latch table " + this.table + " is missing or has other "
-					+ "columns (" + ex.getMostSpecificCause().getMessage() + "). Create it with " + schemaPath
+					+ "columns (" + ex.getMostSpecificCause().getMessage() + "). Create it with " + this.schemaPath
 					+ " from the distlock jar (docs/jdbc.md), or let Spring Boot do it with "
 					+ "distlock.jdbc.initialize-schema=always", ex);
 		}
@@ -88,6 +109,7 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
 	@Override
 	public boolean trySetCount(String latch, long count, Duration expiry) {
+		checkTable();
 		this.jdbc.update("DELETE FROM " + this.table + " WHERE expires_at <= " + this.now, Map.of());
 		try {
 			this.jdbc.update("INSERT INTO " + this.table + " (latch_name, latch_count, expires_at) VALUES (:name, "
@@ -102,6 +124,7 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
 	@Override
 	public void countDown(String latch) {
+		checkTable();
 		Map<String, Object> name = Map.of("name", StoredKeys.storedKey(latch));
 		this.jdbc.update("UPDATE " + this.table + " SET latch_count = latch_count - 1 WHERE latch_name = :name "
 				+ "AND latch_count > 0 AND expires_at > " + this.now, name);
@@ -115,6 +138,7 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
 	@Override
 	public long count(String latch) {
+		checkTable();
 		List<Long> counts = this.jdbc.queryForList("SELECT latch_count FROM " + this.table + " WHERE latch_name = "
 				+ ":name AND expires_at > " + this.now, Map.of("name", StoredKeys.storedKey(latch)), Long.class);
 		return counts.isEmpty() ? 0 : Math.max(0, counts.get(0));
