@@ -140,20 +140,16 @@ public final class LockRequest {
 	}
 
 	/**
-	 * How long the lock stays taken after it was acquired at least, even when released sooner; see
-	 * {@link Builder#holdAtLeast(Duration)}.
+	 * The shortest time the lock stays taken after acquisition ({@link Builder#holdAtLeast(Duration)}).
 	 * @return the duration, or {@code null} for none
-	 * @since 0.2.0
 	 */
 	public @Nullable Duration holdAtLeast() {
 		return this.holdAtLeast;
 	}
 
 	/**
-	 * The keys, in the order they are locked (sorted, distinct). One key for an ordinary request; for a multi-key
-	 * request {@link #key()} is these keys joined with commas, a label for messages.
+	 * The keys in lock order (sorted, distinct); for several, {@link #key()} is them joined with commas, a label.
 	 * @return the keys
-	 * @since 0.2.0
 	 */
 	public List<String> keys() {
 		return (this.keys != null) ? this.keys : List.of(this.key);
@@ -162,17 +158,15 @@ public final class LockRequest {
 	/**
 	 * Whether several keys are locked together ({@link Builder#keys(Collection)}).
 	 * @return {@code true} for more than one key
-	 * @since 0.2.0
 	 */
 	public boolean isMultiKey() {
 		return this.keys != null;
 	}
 
 	/**
-	 * Starts a request that locks several keys together; see {@link Builder#keys(Collection)}.
+	 * Starts a request that locks several keys together ({@link Builder#keys(Collection)}).
 	 * @param keys the keys, at least one
 	 * @return a builder
-	 * @since 0.2.0
 	 */
 	public static Builder builder(Collection<String> keys) {
 		return new Builder("").keys(keys);
@@ -201,7 +195,7 @@ public final class LockRequest {
 
 		private @Nullable Collection<String> keys;
 
-		private @Nullable List<String> sortedKeys;
+		private @Nullable List<String> sortedKeys; // set by build()
 
 		private Builder(String key) {
 			this.key = key;
@@ -261,15 +255,11 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Keeps the lock taken until at least {@code holdAtLeast} after it was acquired, even when it is released
-		 * sooner: the release then shortens the backend lease to what is left instead of freeing the lock, so no
-		 * other instance can take it before then (what a once-per-period scheduled job needs; ShedLock's
-		 * {@code lockAtLeastFor}). Measured from when the acquisition was answered, in the backend's time from the
-		 * release on. Must not be negative nor above a fixed {@link #lease(Duration) lease}; zero or {@code null}
-		 * means none.
+		 * Keeps the lock taken until at least this long after it was acquired, also when released sooner: the
+		 * release then shortens the backend lease to what is left (ShedLock's {@code lockAtLeastFor}). Not negative,
+		 * not above a fixed {@link #lease(Duration) lease}; zero or {@code null} means none.
 		 * @param holdAtLeast the shortest time the lock stays taken, or {@code null}
 		 * @return this builder
-		 * @since 0.2.0
 		 */
 		public Builder holdAtLeast(@Nullable Duration holdAtLeast) {
 			this.holdAtLeast = holdAtLeast;
@@ -277,12 +267,10 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Locks several keys together, all or none: they are taken one by one in sorted order (so that callers with
-		 * overlapping sets never deadlock), within one wait time, and released in reverse order. Duplicates count
-		 * once. Replaces the key given to {@link LockRequest#builder(String)}.
+		 * Locks several keys together, all or none, taken in sorted order within one wait (so overlapping sets never
+		 * deadlock) and released in reverse; duplicates count once. Replaces the key.
 		 * @param keys the keys, at least one, none blank
 		 * @return this builder
-		 * @since 0.2.0
 		 */
 		public Builder keys(Collection<String> keys) {
 			this.keys = Objects.requireNonNull(keys, "keys");
@@ -295,16 +283,13 @@ public final class LockRequest {
 		 * @throws LockConfigurationException if a value is out of range
 		 */
 		public LockRequest build() {
-			if (this.keys == null) {
-				if (this.key == null || this.key.isBlank()) {
-					throw new LockConfigurationException("Lock key must not be null or blank");
-				}
-				this.sortedKeys = null;
+			this.sortedKeys = (this.keys != null) ? MultiKeyLocks.sortedKeys(this.keys) : null;
+			if (this.sortedKeys != null) {
+				this.key = String.join(",", this.sortedKeys);
+				this.sortedKeys = (this.sortedKeys.size() > 1) ? this.sortedKeys : null;
 			}
-			else {
-				List<String> sorted = MultiKeyLocks.sortedKeys(this.keys);
-				this.sortedKeys = (sorted.size() > 1) ? sorted : null;
-				this.key = String.join(",", sorted);
+			else if (this.key == null || this.key.isBlank()) {
+				throw new LockConfigurationException("Lock key must not be null or blank");
 			}
 			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
 				throw new LockConfigurationException(
