@@ -47,7 +47,9 @@ public @interface DistributedLock {
 	 * {@code #root.target}, {@code #root.targetClass}; beans as {@code @beanName}; string literals in single quotes
 	 * ({@code "'nightly'"}). The value is turned into a string with {@code String.valueOf}; {@code null} or a blank
 	 * string raises {@link dev.distlock.core.LockKeyException} and the method does not run. Empty means no variable
-	 * part.
+	 * part. A value that is a {@code Collection} or an array locks each element as a key of its own (with the name),
+	 * all together or none, in sorted order ({@code key = "#transfer.accounts()"}); the lease then has a fencing token
+	 * per key ({@link dev.distlock.core.Lease#fencingToken(String)}).
 	 * @return the key expression
 	 */
 	String key() default "";
@@ -119,5 +121,17 @@ public @interface DistributedLock {
 	 * @return the fallback method's name
 	 */
 	String fallbackMethod() default "";
+
+	/**
+	 * Keeps the lock taken until at least this long after it was acquired, even when the method returns sooner: a
+	 * duration string like {@link #lease()}. What a once-per-period {@code @Scheduled} job needs, so that an instance
+	 * whose scheduler fires a little later finds the lock still taken (ShedLock's {@code lockAtLeastFor}). The lock
+	 * is kept by the backend, so it also outlives a crash of the holder. Must not be negative nor longer than a fixed
+	 * {@link #lease()} (checked at startup). Empty means none.
+	 * @return the shortest time the lock stays taken
+	 * @since 0.2.0
+	 * @see dev.distlock.core.LockRequest.Builder#holdAtLeast(java.time.Duration)
+	 */
+	String holdAtLeast() default "";
 
 }

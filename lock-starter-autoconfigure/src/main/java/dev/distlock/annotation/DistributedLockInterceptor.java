@@ -57,7 +57,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		if (operation.reactive() != null) {
 			return ReactiveLocking.lock(operation, invocation, target, args, this.lockTemplate);
 		}
-		LockRequest request = operation.request(operation.key(target, args));
+		LockRequest request = operation.request(target, args);
 		LockTemplate template = this.lockTemplate.get();
 		return template.execute(request, (lease) -> invocation.proceed(), busy(operation, request, target, args),
 				operation.asyncHold());

@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -12,6 +14,8 @@ import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ObjectUtils;
 
 /**
  * One {@link DistributedLock @DistributedLock} method, compiled: the key expression parsed, durations parsed, the
@@ -118,14 +122,20 @@ public final class LockOperation {
 		if (this.key == null) {
 			return this.namePrefix;
 		}
-		Object value;
+		return keyOf(evaluate(this.key, target, args));
+	}
+
+	private @Nullable Object evaluate(LockKeyResolver.CompiledKey key, Object target, @Nullable Object[] args) {
 		try {
-			value = this.key.evaluate(target, args);
+			return key.evaluate(target, args);
 		}
 		catch (RuntimeException ex) {
 			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
 					+ this.description + " failed: " + ex.getMessage(), ex);
 		}
+	}
+
+	private String keyOf(@Nullable Object value) {
 		if (value == null) {
 			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
 					+ this.description + " gave null; the method was not run");
@@ -156,6 +166,7 @@ public final class LockOperation {
 			.lease(this.lease)
 			.waitTime(this.waitTime)
 			.provider(this.provider)
+			.holdAtLeast(this.holdAtLeast)
 			.build();
 	}
 
@@ -263,6 +274,33 @@ public final class LockOperation {
 	public String toString() {
 		return "LockOperation[" + this.description + ", key=" + ((this.key != null) ? this.namePrefix + "{"
 				+ this.keyExpression + "}" : this.namePrefix) + ", type=" + this.type + "]";
+	}
+
+	private @Nullable Duration holdAtLeast; // set once while it is built, before it is published
+	void holdAtLeast(@Nullable Duration holdAtLeast) {
+		this.holdAtLeast = holdAtLeast;
+	}
+
+	/**
+	 * The lock request of one call: a key that is a {@link Collection} or an array locks its elements together, all
+	 * or none, each a key of its own with the name prefix ({@link LockRequest.Builder#keys(Collection)}). Throws
+	 * {@link LockKeyException} if the expression fails or gives null, no element, or a null or blank element.
+	 */
+	public LockRequest request(Object target, @Nullable Object[] args) {
+		if (this.key == null) {
+			return request(this.namePrefix);
+		}
+		Object value = evaluate(this.key, target, args);
+		if (!(value instanceof Collection<?>) && !ObjectUtils.isArray(value)) {
+			return request(keyOf(value));
+		}
+		List<String> keys = ((value instanceof Collection<?> collection) ? collection.stream()
+				: Arrays.stream(ObjectUtils.toObjectArray(value))).map(this::keyOf).toList();
+		if (keys.isEmpty()) {
+			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
+					+ this.description + " gave no key (an empty collection); the method was not run");
+		}
+		return request(keys.get(0)).toBuilder().keys(keys).build();
 	}
 
 }

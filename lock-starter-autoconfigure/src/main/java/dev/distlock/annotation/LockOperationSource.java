@@ -147,6 +147,17 @@ public class LockOperationSource {
 		LockOperation operation = new LockOperation(specific, targetClass, annotation.name().trim(), key, expression,
 				type, permits, lease, waitTime, provider.isEmpty() ? null : provider, onFailure, fallback, async,
 				reactive);
+		Duration holdAtLeast = duration("holdAtLeast", annotation.holdAtLeast(), where);
+		if (holdAtLeast != null && holdAtLeast.isNegative()) {
+			throw new LockConfigurationException(
+					where + ": holdAtLeast '" + annotation.holdAtLeast() + "' must not be negative");
+		}
+		if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
+			throw new LockConfigurationException(where + ": holdAtLeast '" + annotation.holdAtLeast()
+					+ "' is longer than the fixed lease '" + annotation.lease()
+					+ "', which would free the lock before the hold ends");
+		}
+		operation.holdAtLeast(holdAtLeast);
 		try {
 			// anything LockRequest refuses that the checks above missed, found now rather than on the first call
 			operation.request("startup-check");

@@ -53,7 +53,7 @@ final class ReactiveLocking {
 
 	private static Publisher<?> run(LockOperation operation, MethodInvocation call, Object target,
 			@Nullable Object[] args, LockTemplate template) throws Exception {
-		LockRequest request = operation.request(operation.key(target, args));
+		LockRequest request = operation.request(target, args);
 		BusyCallback<Object> busy = DistributedLockInterceptor.busy(operation, request, target, args);
 		Object result;
 		try {

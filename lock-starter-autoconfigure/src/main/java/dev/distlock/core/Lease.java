@@ -82,6 +82,22 @@ public interface Lease extends AutoCloseable {
 	Lease onLost(Runnable callback);
 
 	/**
+	 * The fencing token of one of the keys of this lease: for a lease of several keys
+	 * ({@link LockRequest.Builder#keys(java.util.Collection)}) each key has its own, which the resource that key
+	 * protects should check; for a lease of one key it is {@link #fencingToken()}.
+	 * @param key one of the keys, as requested
+	 * @return that key's fencing token
+	 * @throws IllegalArgumentException if the key is not one of this lease's
+	 * @since 0.2.0
+	 */
+	default long fencingToken(String key) {
+		if (!key().equals(key)) {
+			throw new IllegalArgumentException("Key '" + key + "' is not the key of this lease ('" + key() + "')");
+		}
+		return fencingToken();
+	}
+
+	/**
 	 * Same as {@link #release()}.
 	 */
 	@Override

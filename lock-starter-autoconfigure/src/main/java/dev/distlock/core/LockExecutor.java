@@ -85,6 +85,9 @@ final class LockExecutor {
 				// the calling thread is done with the lock; a second call from it must wait, not re-enter
 				this.reentry.remove(managed);
 			}
+			else if (lease instanceof MultiKeyLease) {
+				detach(lease);
+			}
 			return async.hold(result, lease, completion(lease));
 		}
 		LockLostException lost = lossOf(lease);
@@ -107,6 +110,9 @@ final class LockExecutor {
 	}
 
 	static @Nullable LockLostException lossOf(Lease lease) {
+		if (lease instanceof MultiKeyLease multi) {
+			return multi.lossAtEnd();
+		}
 		ManagedLease<?> managed = ManagedLease.unwrap(lease);
 		return (managed != null) ? managed.lossAtEnd() : null;
 	}
@@ -139,6 +145,9 @@ final class LockExecutor {
 			throw new LockAcquisitionException("Could not acquire lock '" + request.key()
 					+ "': the lock template is closed (the application is shutting down)");
 		}
+		if (request.isMultiKey()) {
+			return MultiKeyLocks.acquire(this, request, waitOf(request));
+		}
 		return acquire(this.providers.forRequest(request), request);
 	}
 
@@ -167,7 +176,8 @@ final class LockExecutor {
 		Duration fixed = (request.lease() != null) ? request.lease() : this.settings.defaultLease();
 		String prefix = this.settings.keyPrefix();
 		LockAttempt attempt = new LockAttempt(prefix.isEmpty() ? request.key() : prefix + request.key(), type,
-				request.permits(), (fixed != null) ? fixed : this.settings.watchdogLease(), this.ownerPrefix,
+				request.permits(), HoldAtLeast.backendLease(request, fixed, this.settings.watchdogLease()),
+				this.ownerPrefix,
 				this.ownerSequence.incrementAndGet());
 		ManagedLease<H> lease = new ManagedLease<>(this.leases, provider, attempt, request, fixed == null);
 		boolean queued = type.isExclusive() || !tryOnce;
@@ -254,6 +264,9 @@ final class LockExecutor {
 	void detach(Lease lease) {
 		if (lease instanceof ManagedLease<?> managed) {
 			this.reentry.remove(managed);
+		}
+		else if (lease instanceof MultiKeyLease multi) {
+			multi.parts().forEach(this::detach);
 		}
 	}
 

@@ -1,6 +1,8 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -40,6 +42,10 @@ public final class LockRequest {
 
 	private final @Nullable String name;
 
+	private final @Nullable Duration holdAtLeast;
+
+	private final @Nullable List<String> keys; // null for one key: nothing allocated on the common path
+
 	private LockRequest(Builder builder) {
 		this.key = builder.key;
 		this.type = builder.type;
@@ -48,6 +54,8 @@ public final class LockRequest {
 		this.permits = builder.permits;
 		this.provider = builder.provider;
 		this.name = builder.name;
+		this.holdAtLeast = builder.holdAtLeast;
+		this.keys = builder.sortedKeys;
 	}
 
 	/**
@@ -127,13 +135,49 @@ public final class LockRequest {
 		builder.waitTime = this.waitTime;
 		builder.provider = this.provider;
 		builder.name = this.name;
+		builder.holdAtLeast = this.holdAtLeast;
+		builder.keys = this.keys;
 		return builder;
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", type=" + this.type + ", lease=" + this.lease + ", waitTime="
-				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + ", name=" + this.name + "]";
+				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + ", name=" + this.name
+				+ ((this.holdAtLeast != null) ? ", holdAtLeast=" + this.holdAtLeast : "") + "]";
+	}
+
+	/**
+	 * The shortest time the lock stays taken after acquisition ({@link Builder#holdAtLeast(Duration)}).
+	 * @return the duration, or {@code null} for none
+	 */
+	public @Nullable Duration holdAtLeast() {
+		return this.holdAtLeast;
+	}
+
+	/**
+	 * The keys in lock order (sorted, distinct); for several, {@link #key()} is them joined with commas, a label.
+	 * @return the keys
+	 */
+	public List<String> keys() {
+		return (this.keys != null) ? this.keys : List.of(this.key);
+	}
+
+	/**
+	 * Whether several keys are locked together ({@link Builder#keys(Collection)}).
+	 * @return {@code true} for more than one key
+	 */
+	public boolean isMultiKey() {
+		return this.keys != null;
+	}
+
+	/**
+	 * Starts a request that locks several keys together ({@link Builder#keys(Collection)}).
+	 * @param keys the keys, at least one
+	 * @return a builder
+	 */
+	public static Builder builder(Collection<String> keys) {
+		return new Builder("").keys(keys);
 	}
 
 	/**
@@ -155,12 +199,19 @@ public final class LockRequest {
 
 		private @Nullable String name;
 
+		private @Nullable Duration holdAtLeast;
+
+		private @Nullable Collection<String> keys;
+
+		private @Nullable List<String> sortedKeys; // set by build()
+
 		private Builder(String key) {
 			this.key = key;
 		}
 
 		public Builder key(String key) {
 			this.key = key;
+			this.keys = null;
 			return this;
 		}
 
@@ -212,12 +263,40 @@ public final class LockRequest {
 		}
 
 		/**
+		 * Keeps the lock taken until at least this long after it was acquired, also when released sooner: the
+		 * release then shortens the backend lease to what is left (ShedLock's {@code lockAtLeastFor}). Not negative,
+		 * not above a fixed {@link #lease(Duration) lease}; zero or {@code null} means none.
+		 * @param holdAtLeast the shortest time the lock stays taken, or {@code null}
+		 * @return this builder
+		 */
+		public Builder holdAtLeast(@Nullable Duration holdAtLeast) {
+			this.holdAtLeast = holdAtLeast;
+			return this;
+		}
+
+		/**
+		 * Locks several keys together, all or none, taken in sorted order within one wait (so overlapping sets never
+		 * deadlock) and released in reverse; duplicates count once. Replaces the key.
+		 * @param keys the keys, at least one, none blank
+		 * @return this builder
+		 */
+		public Builder keys(Collection<String> keys) {
+			this.keys = Objects.requireNonNull(keys, "keys");
+			return this;
+		}
+
+		/**
 		 * Validates and builds the request.
 		 * @return the request
 		 * @throws LockConfigurationException if a value is out of range
 		 */
 		public LockRequest build() {
-			if (this.key == null || this.key.isBlank()) {
+			this.sortedKeys = (this.keys != null) ? MultiKeyLocks.sortedKeys(this.keys) : null;
+			if (this.sortedKeys != null) {
+				this.key = String.join(",", this.sortedKeys);
+				this.sortedKeys = (this.sortedKeys.size() > 1) ? this.sortedKeys : null;
+			}
+			else if (this.key == null || this.key.isBlank()) {
 				throw new LockConfigurationException("Lock key must not be null or blank");
 			}
 			if (this.key.length() > MAX_KEY_LENGTH) {
@@ -246,6 +325,7 @@ public final class LockRequest {
 			if (this.name != null && this.name.isBlank()) {
 				this.name = null;
 			}
+			HoldAtLeast.validate(this.key, this.holdAtLeast, this.lease);
 			return new LockRequest(this);
 		}
 

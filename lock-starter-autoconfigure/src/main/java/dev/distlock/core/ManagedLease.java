@@ -181,7 +181,9 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 			return;
 		}
 		try {
-			this.provider.release(held());
+			if (!HoldAtLeast.keep(this)) {
+				this.provider.release(held());
+			}
 		}
 		catch (Exception ex) {
 			releaseFailed(ex);
@@ -194,7 +196,9 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 			return;
 		}
 		try {
-			this.provider.release(held(), this::endLocally);
+			if (!HoldAtLeast.keep(this)) {
+				this.provider.release(held(), this::endLocally);
+			}
 		}
 		catch (Exception ex) {
 			releaseFailed(ex);
@@ -252,6 +256,9 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 	public String toString() {
 		return "Lease[" + this.attempt + ", token=" + fencingToken() + ", state=" + state() + "]";
 	}
+
+	/** Set when the lock was taken only to be given back (a multi-key acquisition that failed): no hold applies. */
+	volatile boolean releaseAtOnce;
 
 	static @Nullable ManagedLease<?> unwrap(Lease lease) {
 		if (lease instanceof ManagedLease<?> managed) {

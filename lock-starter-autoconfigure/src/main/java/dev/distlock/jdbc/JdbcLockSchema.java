@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import javax.sql.DataSource;
 
 import dev.distlock.core.LockConfigurationException;
@@ -21,7 +20,8 @@ import org.springframework.dao.DataAccessException;
  * The lock table of the JDBC backend: its name rules and its creation scripts, one per database
  * ({@code schema-postgresql.sql}, {@code schema-mariadb.sql} for MariaDB and MySQL, {@code schema-h2.sql}, beside
  * this class). The scripts name the table {@value #DEFAULT_TABLE_NAME} and its fencing sequence
- * {@code distlock_lock_fence}; {@link #render(String, String)} puts in another name (and {@code <name>_fence}). The
+ * {@code distlock_lock_fence}, and the table of countdown latches {@code distlock_lock_latch};
+ * {@link #render(String, String)} puts in another name (and {@code <name>_fence}, {@code <name>_latch}). The
  * table name is the only SQL text distlock does not bind, so it must match {@code [A-Za-z_][A-Za-z0-9_]*}, optionally
  * schema-qualified, at most 57 characters (63 for the schema), so that the sequence name fits every database.
  *
@@ -35,11 +35,15 @@ public final class JdbcLockSchema {
 	/** Suffix of the table's fencing sequence. */
 	private static final String SEQUENCE_SUFFIX = "_fence";
 
+	/** Suffix of the table of countdown latches beside the lock table. */
+	private static final String LATCH_SUFFIX = "_latch";
+
 	private static final Pattern TABLE_NAME = Pattern
 		.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,56}");
 
 	private static final Pattern DEFAULT_NAME_IN_SCRIPT = Pattern
-		.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME + "(" + SEQUENCE_SUFFIX + ")?(?![A-Za-z0-9_])");
+		.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME + "(" + SEQUENCE_SUFFIX + "|" + LATCH_SUFFIX
+				+ ")?(?![A-Za-z0-9_])");
 
 	private JdbcLockSchema() {
 	}
@@ -69,6 +73,16 @@ public final class JdbcLockSchema {
 	}
 
 	/**
+	 * The table of countdown latches beside a lock table: its name followed by {@code _latch}, in the same schema.
+	 * @param tableName the validated lock table name
+	 * @return the latch table name
+	 * @since 0.2.0
+	 */
+	public static String latchTableName(String tableName) {
+		return tableName + LATCH_SUFFIX;
+	}
+
+	/**
 	 * The classpath location of the creation script of a database.
 	 * @param dataSource the database, to detect its type when no platform is given
 	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql}, {@code h2}, or {@code null} to detect
@@ -87,8 +101,8 @@ public final class JdbcLockSchema {
 	public static String render(String script, String tableName) {
 		validateTableName(tableName);
 		return DEFAULT_NAME_IN_SCRIPT.matcher(script)
-			.replaceAll((match) -> Matcher
-				.quoteReplacement((match.group(1) != null) ? sequenceName(tableName) : tableName));
+			.replaceAll((match) -> Matcher.quoteReplacement((match.group(1) == null) ? tableName
+					: (match.group(1).equals(LATCH_SUFFIX) ? latchTableName(tableName) : sequenceName(tableName))));
 	}
 
 	/**

@@ -1,5 +1,6 @@
 -- The lock table of distlock's JDBC backend, H2 2.x.
--- Run as is for the default table name; for another name, replace distlock_lock (also in distlock_lock_fence).
+-- Run as is for the default table name; for another name, replace distlock_lock
+-- (also in distlock_lock_fence and distlock_lock_latch).
 -- Every statement is idempotent: running the script again, or on a table created before the sequence existed, upgrades it.
 --
 -- Per lock (lock_key, lock_kind) one head row, slot 0: the exclusive holder of a MUTEX, FAIR or WRITE lock and the
@@ -24,3 +25,11 @@ CREATE SEQUENCE IF NOT EXISTS distlock_lock_fence;
 -- value it would give next (it skips one value each time this runs).
 ALTER SEQUENCE distlock_lock_fence RESTART WITH (
 	SELECT GREATEST(COALESCE(MAX(fence), 0) + 1, NEXT VALUE FOR distlock_lock_fence) FROM distlock_lock);
+
+-- Countdown latches (JdbcLatchProvider): one row per latch while its count is above zero; the last count-down and
+-- the expiry (expires_at, the database's time) delete it. Named after the lock table with _latch.
+CREATE TABLE IF NOT EXISTS distlock_lock_latch (
+	latch_name  VARCHAR(255) NOT NULL PRIMARY KEY,
+	latch_count BIGINT       NOT NULL,
+	expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL
+);

@@ -1,5 +1,6 @@
 -- The lock table of distlock's JDBC backend, MariaDB 10.6+ (InnoDB). MySQL, which has no sequences: schema-mysql.sql.
--- Run as is for the default table name; for another name, replace distlock_lock (also in distlock_lock_fence).
+-- Run as is for the default table name; for another name, replace distlock_lock
+-- (also in distlock_lock_fence and distlock_lock_latch).
 -- Every statement is idempotent: running the script again, or on a table created before the sequence existed, upgrades it.
 --
 -- Per lock (lock_key, lock_kind) one head row, slot 0: the exclusive holder of a MUTEX, FAIR or WRITE lock and the
@@ -27,3 +28,11 @@ CREATE SEQUENCE IF NOT EXISTS distlock_lock_fence;
 -- takes a literal.
 SET @distlock_max_fence = (SELECT COALESCE(MAX(fence), 0) FROM distlock_lock);
 EXECUTE IMMEDIATE CONCAT('SELECT SETVAL(distlock_lock_fence, ', @distlock_max_fence, ')');
+
+-- Countdown latches (JdbcLatchProvider): one row per latch while its count is above zero; the last count-down and
+-- the expiry (expires_at, the database's UTC time) delete it. Named after the lock table with _latch.
+CREATE TABLE IF NOT EXISTS distlock_lock_latch (
+	latch_name  VARBINARY(768) NOT NULL PRIMARY KEY,
+	latch_count BIGINT NOT NULL,
+	expires_at  DATETIME(6) NOT NULL
+) ENGINE = InnoDB;

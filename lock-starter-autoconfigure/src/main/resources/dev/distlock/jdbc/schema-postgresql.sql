@@ -1,5 +1,6 @@
 -- The lock table of distlock's JDBC backend, PostgreSQL.
--- Run as is for the default table name; for another name, replace distlock_lock (also in distlock_lock_fence).
+-- Run as is for the default table name; for another name, replace distlock_lock
+-- (also in distlock_lock_fence and distlock_lock_latch).
 -- Every statement is idempotent: running the script again, or on a table created before the sequence existed, upgrades it.
 --
 -- Per lock (lock_key, lock_kind) one head row, slot 0: the exclusive holder of a MUTEX, FAIR or WRITE lock and the
@@ -26,3 +27,11 @@ CREATE SEQUENCE IF NOT EXISTS distlock_lock_fence;
 SELECT setval('distlock_lock_fence', f.m)
 FROM (SELECT MAX(fence) AS m FROM distlock_lock) f, distlock_lock_fence s
 WHERE f.m > (CASE WHEN s.is_called THEN s.last_value ELSE s.last_value - 1 END);
+
+-- Countdown latches (JdbcLatchProvider): one row per latch while its count is above zero; the last count-down and
+-- the expiry (expires_at, the database's time) delete it. Named after the lock table with _latch.
+CREATE TABLE IF NOT EXISTS distlock_lock_latch (
+	latch_name  VARCHAR(255) NOT NULL PRIMARY KEY,
+	latch_count BIGINT       NOT NULL,
+	expires_at  TIMESTAMP WITH TIME ZONE NOT NULL
+);

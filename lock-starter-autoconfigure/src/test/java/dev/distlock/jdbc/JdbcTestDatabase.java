@@ -157,6 +157,7 @@ final class JdbcTestDatabase implements AutoCloseable {
 		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("DROP TABLE IF EXISTS " + this.tableName);
 			statement.execute("DROP SEQUENCE IF EXISTS " + JdbcLockSchema.sequenceName(this.tableName));
+			statement.execute("DROP TABLE IF EXISTS " + JdbcLockSchema.latchTableName(this.tableName));
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not drop " + this.tableName, ex);

@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.report-job.initial-delay=1h", "sample.report-job.interval=1h",
-				"sample.report-job.duration=1500ms", "sample.account.lease=1s", "sample.car-park.wait=300ms" })
+				"sample.report-job.duration=1500ms", "sample.report-job.hold-at-least=1s", "sample.account.lease=1s",
+				"sample.car-park.wait=300ms" })
 @DirtiesContext
 abstract class AbstractProfileTests {
 

@@ -36,7 +36,8 @@ class TwoInstancesEndToEndTests {
 	static void startTwoInstances() throws Exception {
 		List<String> arguments = List.of("--spring.datasource.url=" + TestDatabases.h2Url(),
 				"--sample.report-job.initial-delay=1h", "--sample.report-job.interval=1h",
-				"--sample.report-job.duration=2s", "--sample.account.lease=1s", "--sample.car-park.wait=300ms");
+				"--sample.report-job.duration=2s", "--sample.report-job.hold-at-least=1s", "--sample.account.lease=1s",
+				"--sample.car-park.wait=300ms");
 		// one after the other: the second finds the database file open and connects to the first's TCP server
 		first = SampleProcess.start("instance-a", arguments);
 		second = SampleProcess.start("instance-b", arguments);

@@ -1,0 +1,36 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.core.LatchProvider;
+import dev.distlock.core.LockProvider;
+import dev.distlock.test.AbstractCoordinationContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The coordination contract on H2, in a lock table of its own; every provider stands for another process on it.
+ */
+class H2CoordinationContractTests extends AbstractCoordinationContractTests {
+
+	private static JdbcTestDatabase database;
+
+	@BeforeAll
+	static void createTable() {
+		database = JdbcTestDatabase.h2();
+	}
+
+	@AfterAll
+	static void dropTable() {
+		database.close();
+	}
+
+	@Override
+	protected LockProvider<?> createProvider() {
+		return database.provider().build();
+	}
+
+	@Override
+	protected LatchProvider createLatchProvider() {
+		return new JdbcLatchProvider(database.dataSource(), database.tableName(), null);
+	}
+
+}
