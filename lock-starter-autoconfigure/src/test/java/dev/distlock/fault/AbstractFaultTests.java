@@ -56,16 +56,19 @@ abstract class AbstractFaultTests {
 
 	List<String> arguments(int port) {
 		List<String> arguments = new ArrayList<>(backendArguments(port));
-		arguments.addAll(commonArguments());
+		arguments.addAll(commonArguments(Duration.ofMillis(300)));
 		return arguments;
 	}
 
-	/** What every child gets: the lease, the wait, and its work's pace. */
-	static List<String> commonArguments() {
+	/**
+	 * What every child gets: the lease, the wait, and its work's pace.
+	 * @param hold how long the guarded method works before its write
+	 */
+	static List<String> commonArguments(Duration hold) {
 		List<String> arguments = new ArrayList<>();
 		arguments.add("--distlock.watchdog.lease=" + LEASE.toMillis() + "ms");
 		arguments.add("--distlock.default-wait=" + WAIT.toMillis() + "ms");
-		arguments.add("--fault.hold=300ms");
+		arguments.add("--fault.hold=" + hold.toMillis() + "ms");
 		arguments.add("--fault.gap=50ms");
 		return arguments;
 	}

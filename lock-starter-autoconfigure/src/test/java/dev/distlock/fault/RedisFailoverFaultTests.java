@@ -86,7 +86,8 @@ class RedisFailoverFaultTests {
 		String fault = "failover, replication " + (lagging ? "lagging (link cut before the grant)" : "caught up");
 		try (FaultRun run = new FaultRun(backend(), fault)) {
 			List<String> arguments = new ArrayList<>(backendArguments(this.clients.port()));
-			arguments.addAll(AbstractFaultTests.commonArguments());
+			// work long enough (renewed by the watchdog) to span the failover
+			arguments.addAll(AbstractFaultTests.commonArguments(Duration.ofMillis(1500)));
 			run.launch("A", arguments);
 			run.launch("B", arguments);
 			run.awaitReady();

@@ -89,7 +89,7 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 				FaultRun run = new FaultRun(backend(), "ensemble: follower, then leader killed and restarted")) {
 			cluster.start();
 			List<String> arguments = new ArrayList<>(zooKeeperArguments(cluster.getConnectString()));
-			arguments.addAll(commonArguments());
+			arguments.addAll(commonArguments(Duration.ofMillis(300)));
 			run.launch("A", arguments);
 			run.launch("B", arguments);
 			run.awaitReady();
