@@ -181,10 +181,14 @@ final class FaultChecker {
 	 */
 	void checkNoHang(Duration bound, long stoppedAt) {
 		long limit = bound.toNanos() + bound.toNanos() / 10 + SLACK_NANOS;
+		long longest = 0;
 		for (Call call : this.history.calls()) {
 			long took = call.acquisitionNanos();
 			if (took < 0 && !this.deaths.containsKey(call.worker())) {
 				took = stoppedAt - call.requested();
+			}
+			if (!paused(call)) {
+				longest = Math.max(longest, took);
 			}
 			if (took > limit && !paused(call)) {
 				this.violations.add("call hung " + FaultHistory.ms(took) + " (bound " + bound.toMillis() + "ms): "
@@ -195,6 +199,7 @@ final class FaultChecker {
 				this.violations.add("release hung " + FaultHistory.ms(release) + ": " + call);
 			}
 		}
+		this.notes.add("longest acquisition " + FaultHistory.ms(longest) + " (bound " + bound.toMillis() + "ms)");
 	}
 
 	/**
