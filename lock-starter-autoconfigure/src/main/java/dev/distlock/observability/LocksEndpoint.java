@@ -42,7 +42,9 @@ public class LocksEndpoint {
 	}
 
 	/**
-	 * The leases held now and every backend's status (one health round trip each).
+	 * The leases held now and every backend's status: one {@link LockProvider#checkHealth health check} each, a
+	 * ping-class request that writes no lock on the built-in backends (a read must not cost a lock write, a fencing
+	 * counter or a ZooKeeper node per call).
 	 * @return the report
 	 */
 	@ReadOperation

@@ -465,4 +465,16 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	}
 
+	/**
+	 * Health check for indicators and the locks endpoint: a {@code PING}, which writes nothing (no lock, no fencing
+	 * counter), bounded by the connection's command timeout.
+	 * @param probe unused: the check touches no key
+	 */
+	@Override
+	public void checkHealth(LockAttempt probe) {
+		String pong = this.redis.execute((RedisCallback<String>) (connection) -> connection.ping());
+		if (!"PONG".equalsIgnoreCase(pong)) {
+			throw new IllegalStateException("Redis answered PING with " + pong);
+		}
+	}
 }

@@ -509,4 +509,13 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 
 	}
 
+	/**
+	 * Health check for indicators and the locks endpoint: an {@code EXISTS} on the probe's key, which writes nothing,
+	 * bounded by the provider's timeout.
+	 * @param probe the probe; only its key is read
+	 */
+	@Override
+	public void checkHealth(LockAttempt probe) throws Exception {
+		await(this.client.getKeys().countExistsAsync(probe.key()), timeoutFromNow());
+	}
 }

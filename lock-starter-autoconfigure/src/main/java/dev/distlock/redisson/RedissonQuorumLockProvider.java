@@ -511,4 +511,26 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	}
 
+	/**
+	 * Health check for indicators and the locks endpoint: an {@code EXISTS} on the probe's key on every node, which
+	 * writes nothing; healthy when a majority answers within the node timeout.
+	 * @param probe the probe; only its key is read
+	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
+	 */
+	@Override
+	public void checkHealth(LockAttempt probe) {
+		List<CompletableFuture<Long>> replies = new ArrayList<>();
+		for (Node node : this.nodes) {
+			replies.add(call(() -> node.client.getKeys().countExistsAsync(probe.key()).toCompletableFuture()));
+		}
+		awaitAll(replies);
+		long answered = replies.stream().filter((reply) -> reply.isDone() && !reply.isCompletedExceptionally()).count();
+		if (answered < this.majority) {
+			Throwable failure = replies.stream().map(RedissonQuorumLockProvider::failure).filter((f) -> f != null)
+				.findFirst().orElse(null);
+			throw new QuorumUnavailableException("Only " + answered + " of " + this.nodes.size()
+					+ " Redis nodes answered a health check within " + this.nodeTimeoutMillis + " ms; a quorum needs "
+					+ this.majority, failure);
+		}
+	}
 }

@@ -518,4 +518,15 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	}
 
+	/**
+	 * Health check for indicators and the locks endpoint: waits for a connection and reads whether the base node
+	 * exists, which writes nothing (no node, no session), bounded by the client's connection timeout.
+	 * @param probe unused: the check touches no lock
+	 */
+	@Override
+	public void checkHealth(LockAttempt probe) throws Exception {
+		long until = this.calls.deadline();
+		this.calls.awaitConnection(until);
+		this.calls.exists(this.paths.basePath(), null, until);
+	}
 }

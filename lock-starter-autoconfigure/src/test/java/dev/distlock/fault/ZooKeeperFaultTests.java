@@ -1,0 +1,146 @@
+package dev.distlock.fault;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code zookeeper} backend under the common faults, on an in-process server with a 500 ms tick (so a 2 s
+ * session is allowed), plus an ensemble of three losing a follower and then its leader while a holder holds. A crashed
+ * or paused holder's lock is free when the servers expire its session.
+ */
+class ZooKeeperFaultTests extends AbstractFaultTests {
+
+	static final Duration SESSION_TIMEOUT = Duration.ofSeconds(2);
+
+	static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final int TICK_MILLIS = 500;
+
+	private TestingServer server;
+
+	@BeforeAll
+	void startServer() throws Exception {
+		// in-process servers: an fsync per write on a disk shared with builds only adds random latency
+		System.setProperty("zookeeper.forceSync", "no");
+		this.server = new TestingServer(spec(), true);
+	}
+
+	@AfterAll
+	void stopServer() throws Exception {
+		this.server.close();
+	}
+
+	private static InstanceSpec spec() {
+		return new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MILLIS, -1);
+	}
+
+	@Override
+	String backend() {
+		return "zookeeper";
+	}
+
+	@Override
+	int serverPort() {
+		return this.server.getPort();
+	}
+
+	@Override
+	List<String> backendArguments(int port) {
+		return zooKeeperArguments("127.0.0.1:" + port);
+	}
+
+	private static List<String> zooKeeperArguments(String connectString) {
+		return List.of("--distlock.provider=zookeeper", "--distlock.zookeeper.connect-string=" + connectString,
+				"--distlock.zookeeper.session-timeout=" + SESSION_TIMEOUT.toMillis() + "ms",
+				"--distlock.zookeeper.connection-timeout=" + CONNECTION_TIMEOUT.toMillis() + "ms",
+				RedisFaultTests.NO_DATA_SOURCE);
+	}
+
+	@Override
+	Duration callBound() {
+		return WAIT.plus(CONNECTION_TIMEOUT);
+	}
+
+	@Override
+	Duration crashBound() {
+		return SESSION_TIMEOUT.plusSeconds(1);
+	}
+
+	@Test
+	void ensembleLosesAFollowerThenItsLeader() throws Exception {
+		List<InstanceSpec> specs = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			specs.add(spec());
+		}
+		try (TestingCluster cluster = new TestingCluster(specs);
+				FaultRun run = new FaultRun(backend(), "ensemble: follower, then leader killed and restarted")) {
+			cluster.start();
+			List<String> arguments = new ArrayList<>(zooKeeperArguments(cluster.getConnectString()));
+			arguments.addAll(commonArguments(Duration.ofMillis(300)));
+			run.launch("A", arguments);
+			run.launch("B", arguments);
+			run.awaitReady();
+			run.awaitProgress(Duration.ofSeconds(15));
+			InstanceSpec leader = leader(cluster);
+			InstanceSpec follower = specs.stream().filter((spec) -> spec != leader).findFirst().orElseThrow();
+			run.awaitHolder(Duration.ofSeconds(15));
+			cluster.killServer(follower);
+			run.awaitProgress(Duration.ofSeconds(15));
+			cluster.restartServer(follower);
+			run.awaitHolder(Duration.ofSeconds(15));
+			cluster.killServer(leader);
+			leader(cluster);
+			cluster.restartServer(leader);
+			long healed = System.nanoTime();
+			run.awaitProgress(Duration.ofSeconds(30));
+			FaultChecker checker = run.stop();
+			checker.checkOverlaps(false);
+			checker.checkFencing();
+			checker.checkNoHang(callBound(), run.stoppedAt());
+			checker.checkRecovered(healed, run.live());
+			run.report(checker);
+		}
+	}
+
+	private static InstanceSpec leader(TestingCluster cluster) throws Exception {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (System.nanoTime() < deadline) {
+			for (InstanceSpec spec : cluster.getInstances()) {
+				if (srvr(spec).contains("Mode: leader")) {
+					return spec;
+				}
+			}
+			Thread.sleep(100);
+		}
+		throw new IllegalStateException("No leader in the ensemble within 20 s");
+	}
+
+	private static String srvr(InstanceSpec spec) {
+		try (Socket socket = new Socket("127.0.0.1", spec.getPort())) {
+			socket.setSoTimeout(2000);
+			OutputStream out = socket.getOutputStream();
+			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+		}
+		catch (Exception ex) {
+			// killed, or electing
+			return "";
+		}
+	}
+
+}
