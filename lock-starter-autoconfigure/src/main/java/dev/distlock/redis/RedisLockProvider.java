@@ -472,9 +472,10 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	 */
 	@Override
 	public void checkHealth(LockAttempt probe) {
-		String pong = this.redis.execute((RedisCallback<String>) (connection) -> connection.ping());
+		String pong = this.session.ping();
 		if (!"PONG".equalsIgnoreCase(pong)) {
 			throw new IllegalStateException("Redis answered PING with " + pong);
 		}
 	}
+
 }

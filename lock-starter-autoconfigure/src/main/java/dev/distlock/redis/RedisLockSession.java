@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
@@ -127,6 +128,16 @@ final class RedisLockSession {
 			}
 
 		};
+	}
+
+	/**
+	 * Asks the server for a {@code PING}, which writes nothing.
+	 * @return the reply
+	 */
+	@Nullable String ping() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return connection.ping();
+		}
 	}
 
 	boolean usesShardedPubSub() {
