@@ -98,6 +98,15 @@ abstract class LeaseLife extends LeaseClock {
 		return this.state == LOST;
 	}
 
+	/**
+	 * Whether the lease was lost at some point, also when it was released afterwards (an operator's forced release,
+	 * a shutdown): what the guarded work must be told when it ends.
+	 * @return {@code true} once a loss was reported
+	 */
+	final boolean wasLost() {
+		return this.lostReason != null;
+	}
+
 	/** Counts one more hold, unless the lease already ended. */
 	final boolean addHold() {
 		int current;

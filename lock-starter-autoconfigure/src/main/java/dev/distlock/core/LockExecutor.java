@@ -61,7 +61,8 @@ final class LockExecutor {
 			return busy.whenBusy(timedOut(request));
 		}
 		ManagedLease<?> managed = ManagedLease.unwrap(lease);
-		boolean interruptible = this.interruptOnLoss && managed != null;
+		// only the outermost hold sets and clears the worker: a nested one runs inside it, on the same thread
+		boolean interruptible = this.interruptOnLoss && managed != null && lease == managed;
 		if (interruptible) {
 			managed.worker(Thread.currentThread());
 		}
@@ -102,7 +103,7 @@ final class LockExecutor {
 		LockContext.pop(lease);
 		if (interruptible) {
 			managed.worker(null);
-			if (managed.isLost()) {
+			if (managed.wasLost()) {
 				// the interrupt was meant for the guarded work only; do not leak it to the caller
 				Thread.interrupted();
 			}
@@ -207,6 +208,15 @@ final class LockExecutor {
 			return null;
 		}
 		lease.granted(held, attempt.sentNanos(System.nanoTime()));
+		if (lease.isOutOfTime(System.nanoTime())) {
+			// the reply came after the lease it set had run out (counted from the request): another process may hold
+			// the lock by now, so the work must not run; the lease ends lost and its lock is released in the background
+			lease.markLost("it was granted after its lease of " + lease.renewLease() + " had run out");
+			failed(request, provider, start, null);
+			throw new LockAcquisitionException("Lock '" + request.key() + "' on " + provider.name()
+					+ " was granted after its lease of " + lease.renewLease() + " had run out (a slow reply); "
+					+ "nothing ran under it");
+		}
 		if (queued && !type.isExclusive()) {
 			this.queue.exit(lease);
 		}

@@ -156,7 +156,7 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 		if (state() == HELD && isOutOfTime(System.nanoTime())) {
 			markLost("its lease of " + renewLease() + " ran out before the work ended");
 		}
-		if (state() != LOST) {
+		if (!wasLost()) {
 			return null;
 		}
 		return new LockLostException("Lease of lock '" + key() + "' (" + type() + ", token " + fencingToken()
