@@ -68,7 +68,7 @@ public final class LockRequest {
 	}
 
 	/**
-	 * A MUTEX request on the key with every other setting at its configured default.
+	 * A MUTEX request on the key, every other setting at its configured default.
 	 * @param key the lock key
 	 * @return the request
 	 */
@@ -100,18 +100,12 @@ public final class LockRequest {
 		return this.waitTime;
 	}
 
-	/**
-	 * Permits of a SEMAPHORE (the most holders at once); 1 for other types.
-	 * @return the permit count
-	 */
+	/** @return the permits of a SEMAPHORE (the most holders at once); 1 for other types */
 	public int permits() {
 		return this.permits;
 	}
 
-	/**
-	 * The provider (backend) to use, or {@code null} for the default one.
-	 * @return the provider name or {@code null}
-	 */
+	/** @return the provider (backend) to use, or {@code null} for the default one */
 	public @Nullable String provider() {
 		return this.provider;
 	}
@@ -144,13 +138,10 @@ public final class LockRequest {
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", type=" + this.type + ", lease=" + this.lease + ", waitTime="
 				+ this.waitTime + ", permits=" + this.permits + ", provider=" + this.provider + ", name=" + this.name
-				+ ((this.holdAtLeast != null) ? ", holdAtLeast=" + this.holdAtLeast : "") + "]";
+				+ ", holdAtLeast=" + this.holdAtLeast + "]";
 	}
 
-	/**
-	 * The shortest time the lock stays taken after acquisition ({@link Builder#holdAtLeast(Duration)}).
-	 * @return the duration, or {@code null} for none
-	 */
+	/** @return the shortest time the lock stays taken ({@link Builder#holdAtLeast(Duration)}), or {@code null} */
 	public @Nullable Duration holdAtLeast() {
 		return this.holdAtLeast;
 	}
@@ -163,10 +154,7 @@ public final class LockRequest {
 		return (this.keys != null) ? this.keys : List.of(this.key);
 	}
 
-	/**
-	 * Whether several keys are locked together ({@link Builder#keys(Collection)}).
-	 * @return {@code true} for more than one key
-	 */
+	/** @return whether several keys are locked together ({@link Builder#keys(Collection)}) */
 	public boolean isMultiKey() {
 		return this.keys != null;
 	}
@@ -291,40 +279,14 @@ public final class LockRequest {
 		 * @throws LockConfigurationException if a value is out of range
 		 */
 		public LockRequest build() {
-			this.sortedKeys = (this.keys != null) ? MultiKeyLocks.sortedKeys(this.keys) : null;
-			if (this.sortedKeys != null) {
-				this.key = String.join(",", this.sortedKeys);
-				this.sortedKeys = (this.sortedKeys.size() > 1) ? this.sortedKeys : null;
+			List<String> sorted = (this.keys != null) ? MultiKeyLocks.sortedKeys(this.keys) : null;
+			if (sorted != null) {
+				this.key = String.join(",", sorted);
 			}
-			else if (this.key == null || this.key.isBlank()) {
-				throw new LockConfigurationException("Lock key must not be null or blank");
-			}
-			if (this.key.length() > MAX_KEY_LENGTH) {
-				throw new LockConfigurationException("Lock key must be at most " + MAX_KEY_LENGTH + " characters, was "
-						+ this.key.length() + " ('" + this.key.substring(0, 40) + "...'); hash long values into the key");
-			}
-			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
-				throw new LockConfigurationException(
-						"Lease of lock '" + this.key + "' must be positive, was " + this.lease);
-			}
-			if (this.waitTime != null && this.waitTime.isNegative()) {
-				throw new LockConfigurationException(
-						"Wait time of lock '" + this.key + "' must not be negative, was " + this.waitTime);
-			}
-			if (this.permits < 1) {
-				throw new LockConfigurationException(
-						"Permits of lock '" + this.key + "' must be at least 1, was " + this.permits);
-			}
-			if (this.type != LockType.SEMAPHORE && this.permits != 1) {
-				throw new LockConfigurationException("Permits apply to SEMAPHORE only; lock '" + this.key + "' is "
-						+ this.type + " with permits=" + this.permits);
-			}
-			if (this.provider != null && this.provider.isBlank()) {
-				this.provider = null;
-			}
-			if (this.name != null && this.name.isBlank()) {
-				this.name = null;
-			}
+			this.sortedKeys = (sorted != null && sorted.size() > 1) ? sorted : null;
+			LockRequestChecks.check(this.key, this.type, this.lease, this.waitTime, this.permits);
+			this.provider = LockRequestChecks.blankToNull(this.provider);
+			this.name = LockRequestChecks.blankToNull(this.name);
 			HoldAtLeast.validate(this.key, this.holdAtLeast, this.lease);
 			return new LockRequest(this);
 		}
