@@ -60,10 +60,13 @@ class JdbcBatchRenewalTests {
 			String prefix = "batch-" + UUID.randomUUID() + "-";
 			List<JdbcHeldLock> held = new ArrayList<>();
 			List<LockType> types = new ArrayList<>();
+			// long enough to take 300 locks one by one on a slow database, short enough to wait out below
+			Duration firstLease = Duration.ofSeconds(4);
+			long firstLeaseEnds = System.nanoTime() + firstLease.toNanos();
 			for (int i = 0; i < 300; i++) {
 				LockType type = TYPES.get(i % TYPES.size());
 				Acquisition<JdbcHeldLock> acquired = holder
-					.tryAcquire(new LockAttempt(prefix + i, type, 2, Duration.ofSeconds(1), "o-" + UUID.randomUUID()));
+					.tryAcquire(new LockAttempt(prefix + i, type, 2, firstLease, "o-" + UUID.randomUUID()));
 				assertThat(acquired.isAcquired()).as("%s %s", type, prefix + i).isTrue();
 				held.add(acquired.lock());
 				types.add(type);
@@ -83,7 +86,7 @@ class JdbcBatchRenewalTests {
 					.isEqualTo(i != lost && i != released);
 			}
 			// past the first lease: only the renewed leases still keep the others out
-			Thread.sleep(1500);
+			Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(firstLeaseEnds - System.nanoTime())) + 500);
 			for (int i = 0; i < held.size(); i++) {
 				LockType type = types.get(i);
 				LockType blocked = (type == LockType.READ) ? LockType.WRITE : type;
