@@ -38,6 +38,9 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	/** Whether an attempt's outcome is unknown and its cleanup failed while the database answered. */
 	private boolean unresolved;
 
+	/** This acquisition's registration for release notifications, once it waits for them. */
+	private @Nullable WaiterRegistration registration;
+
 	BoundedAcquisition(JdbcLockProvider provider, LockWaitBudget budget) {
 		this.provider = provider;
 		this.budget = budget;
@@ -126,6 +129,9 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 		Map<String, Object> parameters = target.parameters(attempt.owner());
 		parameters.put("lease", LockTarget.micros(attempt.lease()));
 		parameters.put("permits", attempt.permits());
+		WaiterRegistration registered = this.registration;
+		boolean leaving = registered != null && registered.isRegistered();
+		parameters.put("leave", leaving ? 1 : 0);
 		OperationResult result;
 		try {
 			result = this.provider.run(LockTarget.acquireOperation(attempt.type()), parameters, this.budget);
@@ -140,6 +146,9 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 			return failed(attempt, target, ex);
 		}
 		if (result.token() != null) {
+			if (leaving) {
+				registered.leftWithGrant();
+			}
 			long token = result.token();
 			long slot = (attempt.type() == LockType.READ || attempt.type() == LockType.SEMAPHORE) ? token : 0;
 			return Acquisition.acquired(new JdbcHeldLock(attempt.key(), target, slot, attempt.owner(), token));
@@ -148,9 +157,19 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 		return Acquisition.busy((waitMillis != null && waitMillis > 0) ? Duration.ofMillis(waitMillis) : null);
 	}
 
+	/**
+	 * Listens and registers as a waiter for the rest of the wait; the attempt that is granted leaves the registry in
+	 * its own statement, so a waiter that gets the lock costs no round trip to leave.
+	 */
 	@Override
-	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
-		return this.provider.subscribe(attempt, listener);
+	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
+			throws Exception {
+		ReleaseSubscription subscription = this.provider.notifications()
+			.subscribe(this.provider.target(attempt), waitLeft, listener, this.budget);
+		if (subscription instanceof WaiterRegistration waiter) {
+			this.registration = waiter;
+		}
+		return subscription;
 	}
 
 	@Override

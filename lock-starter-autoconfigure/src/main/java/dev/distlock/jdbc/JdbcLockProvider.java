@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -33,24 +34,20 @@ import org.springframework.dao.DataAccessException;
  * owner token can extend or release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the
  * statement that acquires.
  * <p>
- * <b>Residue.</b> A release expires its row rather than deleting it (on InnoDB, deletes racing inserts of the same
- * key deadlock); a background sweep deletes released and expired rows every
- * {@linkplain JdbcLockProviderBuilder#cleanupInterval(Duration) cleanup interval}, in small batches that skip locked
- * rows, so a released lock leaves no row behind for longer than about that interval. {@link #sweptRows()} counts
- * them.
+ * <b>Residue.</b> A release expires its row; a background sweep deletes released and expired rows every
+ * {@linkplain JdbcLockProviderBuilder#cleanupInterval(Duration) cleanup interval} ({@link #sweptRows()}).
  * <p>
  * <b>Own connections.</b> Every operation borrows a connection straight from the {@link DataSource}, outside any
- * transaction of the caller's (a {@code TransactionAwareDataSourceProxy} is unwrapped to its target), and commits
- * before it returns: a lock row written in the caller's transaction would be invisible to others until commit and
- * vanish on rollback. The pool needs one connection beyond what a thread holding a transaction uses.
+ * transaction of the caller's, and commits before it returns. The pool needs one connection beyond what a thread
+ * holding a transaction uses.
  * <p>
  * <b>Round trips and waits.</b> On PostgreSQL an operation's statements go as one batch, one implicit transaction;
- * on MariaDB/MySQL a MUTEX attempt is one {@code INSERT ... ON DUPLICATE KEY UPDATE}, the other types a short
- * transaction. Every statement of an acquisition waits for row locks at most the acquisition's remaining wait (at
- * least the {@linkplain JdbcLockProviderBuilder#minLockWait(Duration) minimum lock wait}). Contention (a deadlock, a
- * unique-key race, a lock wait that ran out) rolls the attempt back and counts as busy. On PostgreSQL releases
- * {@code pg_notify} waiters over one listening connection per provider; elsewhere waiters poll with the core's
- * backoff. Errors come out as Spring's {@link DataAccessException}s.
+ * elsewhere a MUTEX attempt is one statement, the other types a short transaction. Every statement of an acquisition
+ * waits for row locks at most its remaining wait (at least the
+ * {@linkplain JdbcLockProviderBuilder#minLockWait(Duration) minimum lock wait}); contention counts as busy. On
+ * PostgreSQL a release notifies ({@code pg_notify}) when waiters registered for it ({@link WaiterRegistration}) and
+ * commits without waiting for its WAL flush; elsewhere waiters poll. Errors are Spring's
+ * {@link DataAccessException}s.
  *
  * @since 0.1.0
  */
@@ -74,7 +71,9 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	private final Clock clock;
 
-	private final @Nullable PostgresNotifier notifier;
+	private final ReleaseNotifications notifications;
+
+	private final RenewalBatch renewals;
 
 	private final LockTableSweeper sweeper;
 
@@ -93,9 +92,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		this.fairWaiterTimeoutMicros = LockTarget.micros(builder.fairWaiterTimeout);
 		this.minLockWait = builder.minLockWait;
 		this.clock = builder.clock;
-		this.notifier = (this.dialect.notifies() && builder.notifications) ? new PostgresNotifier(
-				LockingDataSource.listenerConnections(dataSource, builder.listenerDataSource),
-				StoredKeys.channel(this.tableName)) : null;
+		this.notifications = new ReleaseNotifications(this, this.dialect, this.tableName,
+				(this.dialect.notifies() && builder.notifications)
+						? LockingDataSource.listenerConnections(dataSource, builder.listenerDataSource) : null);
+		this.renewals = new RenewalBatch(dataSource, this.statements, failures, this.tableName);
 		this.sweeper = new LockTableSweeper(dataSource, this.statements, failures, this.tableName,
 				builder.cleanupInterval, builder.cleanupBatchSize);
 		if (builder.checkTable) {
@@ -123,10 +123,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return TYPES;
 	}
 
-	/**
-	 * The table this provider keeps its locks in.
-	 * @return the table name
-	 */
+	/** @return the table this provider keeps its locks in */
 	public String tableName() {
 		return this.tableName;
 	}
@@ -164,13 +161,14 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 			.await(waiter, attempt);
 	}
 
-	/**
-	 * One attempt; its statements may wait for row locks for the minimum lock wait only, since no deadline is known.
-	 */
+	/** One attempt; its statements may wait for row locks for the minimum lock wait only. */
 	@Override
 	public Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt) {
-		return new BoundedAcquisition(this, new LockWaitBudget(System.nanoTime(), this.minLockWait))
-			.tryAcquire(attempt);
+		return new BoundedAcquisition(this, minimumBudget()).tryAcquire(attempt);
+	}
+
+	LockWaitBudget minimumBudget() {
+		return new LockWaitBudget(System.nanoTime(), this.minLockWait);
 	}
 
 	OperationResult run(String operation, Map<String, Object> parameters, LockWaitBudget budget) {
@@ -184,11 +182,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		this.settled.add(attempt);
 	}
 
-	/**
-	 * How many attempts lost a race inside the database (a deadlock, a unique-key race, a lock timeout) and were
-	 * reported busy, for tests and diagnostics.
-	 * @return the number of such attempts so far
-	 */
+	/** Attempts that lost a race inside the database (deadlock, unique-key race, lock timeout): busy. */
 	long contendedAttempts() {
 		return this.contended.sum();
 	}
@@ -216,13 +210,24 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return this.sweeper.sweep();
 	}
 
+	/** A waiter registered for the fair waiter timeout; see {@link #subscribe(LockAttempt, Duration, Runnable)}. */
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
-		PostgresNotifier current = this.notifier;
-		if (current == null) {
-			return ReleaseSubscription.NONE;
-		}
-		return current.subscribe(target(attempt).payload(), listener);
+		return subscribe(attempt, Duration.ofNanos(this.fairWaiterTimeoutMicros * 1000), listener);
+	}
+
+	/**
+	 * On PostgreSQL, listens for the lock's releases and registers the waiter on the lock's head row for
+	 * {@code waitLeft}, so that releases notify; closing the subscription leaves. Elsewhere waiters poll.
+	 */
+	@Override
+	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
+			throws Exception {
+		return this.notifications.subscribe(target(attempt), waitLeft, listener, minimumBudget());
+	}
+
+	ReleaseNotifications notifications() {
+		return this.notifications;
 	}
 
 	@Override
@@ -233,11 +238,18 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return this.runner.runIdempotent(this.statements.get("renew"), parameters, null).updateCount() > 0;
 	}
 
+	/** Renews the leases in one JDBC batch on one connection, which the driver sends in one round trip. */
+	@Override
+	public boolean[] renew(List<JdbcHeldLock> locks, Duration lease) {
+		return this.renewals.renew(locks, lease, this::renew);
+	}
+
 	@Override
 	public void release(JdbcHeldLock held) {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
-		this.runner.runIdempotent(this.statements.get("release"), parameters, null);
+		this.runner.runIdempotent(this.statements.get((held.slot() == 0) ? "release" : "release-member"), parameters,
+				null);
 	}
 
 	/**
@@ -260,13 +272,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	void abandonOrThrow(LockTarget target, String owner) {
 		// part of a failed acquisition: a stalled transaction on the lock's rows must not hold it up either
-		this.runner.runIdempotent(this.statements.get("abandon"), target.parameters(owner),
-				new LockWaitBudget(System.nanoTime(), this.minLockWait));
+		this.runner.runIdempotent(this.statements.get("abandon"), target.parameters(owner), minimumBudget());
 	}
 
-	/**
-	 * Checks that the database answers with one query that writes nothing: the database time.
-	 */
+	/** Checks that the database answers with one query that writes nothing: the database time. */
 	@Override
 	public void checkHealth(LockAttempt probe) {
 		this.runner.query(this.statements.get("now").statements().get(0), (result) -> null);
@@ -275,13 +284,11 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	@Override
 	public void close() {
 		this.sweeper.close();
-		if (this.notifier != null) {
-			this.notifier.close();
-		}
+		this.notifications.close();
 	}
 
 	LockTarget target(LockAttempt attempt) {
-		return LockTarget.of(attempt, (this.notifier != null) ? this.notifier.channel() : "");
+		return LockTarget.of(attempt, this.notifications.channel());
 	}
 
 	@Override

@@ -136,7 +136,8 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY (default) or poll.
+	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY (default) or poll. Either way this provider's releases
+	 * notify the waiters that other providers registered on the same table.
 	 * @param notifications {@code false} to poll
 	 * @return this builder
 	 */

@@ -128,6 +128,10 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner 
 UPDATE distlock_lock SET lease_until = TIMESTAMP '1970-01-01 00:00:00'
 WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner;
 
+-- name: release-member
+-- A reader or permit holder: the same statement (no notifications here).
+@release
+
 -- name: abandon
 UPDATE distlock_lock SET lease_until = TIMESTAMP '1970-01-01 00:00:00'
 WHERE lock_key = :key AND lock_kind = :kind AND owner = :owner

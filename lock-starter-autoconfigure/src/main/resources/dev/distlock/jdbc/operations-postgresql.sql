@@ -2,8 +2,9 @@
 --
 -- Format: "-- name: x" starts section x; a line "@y" includes section y; statements end with ";" at the end of a
 -- line; lines starting with "--" are comments. distlock_lock stands for the configured table name. Everything else
--- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, :lease / :wait in microseconds, and
--- :lockTimeout, the attempt's remaining wait in milliseconds.
+-- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, :lease / :wait / :waitLeft in microseconds,
+-- :lockTimeout, the attempt's remaining wait in milliseconds, and :leave, 1 when the attempt's waiter is registered
+-- for release notifications (a grant then also leaves the registry), else 0.
 --
 -- The statements of one section are sent in one round trip and run in one implicit transaction (the extended
 -- query protocol commits at the final Sync), so now(), the start of that transaction, is the same in all of them.
@@ -13,6 +14,14 @@
 -- the time left on the shortest lease that blocks, if known.
 -- Every grant draws its token from the table's sequence (distlock_lock_fence) while it holds the lock's head row, so
 -- tokens rise per lock even after the sweep deleted its rows. A head row inserted only to be locked has fence 0.
+--
+-- Release notifications go out only while someone waits: a waiter registers on the lock's head row before it sleeps
+-- (waiters + 1, waiters_until pushed to the end of its wait) and leaves when it is granted or gives up (waiters - 1);
+-- a release sends pg_notify only while waiters > 0 and waiters_until > now(). Registration and release both lock the
+-- head row, so a release either sees the registration or committed before it, and then the waiter's next attempt,
+-- which follows its registration, sees the lock free. A waiter that crashed stops counting when waiters_until passes.
+-- PostgreSQL serializes the commits of all transactions that sent NOTIFY (one lock per database), so a release that
+-- notified nobody would still have queued behind every other one.
 
 -- name: bound
 -- Bounds every lock wait of this transaction by the attempt's remaining wait (milliseconds, as text).
@@ -56,7 +65,7 @@ WITH previous AS (
 	VALUES (:key, :kind, 0, :owner, 'X', now() + :lease * INTERVAL '1 microsecond', nextval('distlock_lock_fence'))
 	ON CONFLICT (lock_key, lock_kind, slot) DO UPDATE
 		SET owner = EXCLUDED.owner, hold_mode = 'X', lease_until = EXCLUDED.lease_until,
-			fence = nextval('distlock_lock_fence')
+			fence = nextval('distlock_lock_fence'), waiters = GREATEST(l.waiters - :leave, 0)
 		WHERE l.lease_until <= now()
 	RETURNING fence
 )
@@ -69,7 +78,7 @@ SELECT (SELECT fence FROM granted) AS token,
 @drop-expired
 UPDATE distlock_lock
 SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond',
-	fence = nextval('distlock_lock_fence')
+	fence = nextval('distlock_lock_fence'), waiters = GREATEST(waiters - :leave, 0)
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock r
 		WHERE r.lock_key = :key AND r.lock_kind = :kind AND r.slot <> 0
@@ -81,7 +90,8 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 @lock-head
 @drop-expired
 -- no live writer: count this reader on the head row (the writer's lease there stays expired)
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = nextval('distlock_lock_fence')
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'R', fence = nextval('distlock_lock_fence'),
+	waiters = GREATEST(waiters - :leave, 0)
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now();
 @add-holder
 @result
@@ -90,7 +100,8 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now(
 @bound
 @lock-head
 @drop-expired
-UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = nextval('distlock_lock_fence')
+UPDATE distlock_lock SET owner = :owner, hold_mode = 'S', fence = nextval('distlock_lock_fence'),
+	waiters = GREATEST(waiters - :leave, 0)
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0
 	AND (SELECT COUNT(*) FROM distlock_lock h
 		WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot <> 0
@@ -118,7 +129,7 @@ WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0 AND COALESCE(q.mi
 -- grant when free and no live ticket is ahead of this waiter's
 UPDATE distlock_lock
 SET owner = :owner, hold_mode = 'X', lease_until = now() + :lease * INTERVAL '1 microsecond',
-	fence = nextval('distlock_lock_fence')
+	fence = nextval('distlock_lock_fence'), waiters = GREATEST(waiters - :leave, 0)
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND lease_until <= now()
 	AND NOT EXISTS (SELECT 1 FROM distlock_lock q
 		WHERE q.lock_key = :key AND q.lock_kind = :kind AND q.slot <> 0
@@ -138,14 +149,50 @@ UPDATE distlock_lock SET lease_until = now() + :lease * INTERVAL '1 microsecond'
 WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner AND lease_until > now();
 
 -- name: release
--- Expire rather than delete: the head row keeps the fence. Waiters hear of it when this commits.
+-- A holder of the head row (MUTEX, FAIR, WRITE). Expire rather than delete: the head row keeps the fence. Registered
+-- waiters hear of it when this commits; the UPDATE returns the head row as it is once any registration committed.
+-- A release commits without waiting for its WAL flush (synchronous_commit off, for this transaction only): one
+-- disk flush per lock cycle instead of two. A release lost in a database crash leaves the lock held until its lease
+-- ends, never the reverse: the commit of an acquire that saw the release flushes the release with it.
+SELECT set_config('synchronous_commit', 'off', true);
 WITH released AS (
 	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
-	WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner
+	WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND owner = :owner
+		AND lease_until > TIMESTAMP WITH TIME ZONE 'epoch'
+	RETURNING waiters, waiters_until
+)
+SELECT pg_notify(:channel, :payload) FROM released WHERE waiters > 0 AND waiters_until > now();
+
+-- name: release-member
+-- A reader or permit holder (its own row). Locking the head row (FOR SHARE: releases do not exclude each other)
+-- orders this release with registrations, as the head row's UPDATE does for the holder of the head row.
+SELECT set_config('synchronous_commit', 'off', true);
+WITH released AS (
+	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
+	WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND slot <> 0 AND owner = :owner
 		AND lease_until > TIMESTAMP WITH TIME ZONE 'epoch'
 	RETURNING slot
 )
-SELECT pg_notify(:channel, :payload) FROM released;
+SELECT pg_notify(:channel, :payload)
+FROM (SELECT waiters, waiters_until FROM distlock_lock
+	WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND EXISTS (SELECT 1 FROM released)
+	FOR SHARE) h
+WHERE h.waiters > 0 AND h.waiters_until > now();
+
+-- name: register-waiter
+-- A waiter about to sleep until notified; inserts the head row if the lock has none (yet, or any more).
+@bound
+INSERT INTO distlock_lock AS l (lock_key, lock_kind, slot, lease_until, fence, waiters, waiters_until)
+VALUES (:key, :kind, 0, TIMESTAMP WITH TIME ZONE 'epoch', 0, 1, now() + :waitLeft * INTERVAL '1 microsecond')
+ON CONFLICT (lock_key, lock_kind, slot) DO UPDATE
+	SET waiters = CASE WHEN l.waiters_until > now() THEN l.waiters + 1 ELSE 1 END,
+		waiters_until = GREATEST(l.waiters_until, EXCLUDED.waiters_until);
+
+-- name: leave-waiter
+-- A registered waiter that gave up or failed (a granted one left with its grant).
+@bound
+UPDATE distlock_lock SET waiters = waiters - 1
+WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND waiters > 0 AND waiters_until > now();
 
 -- name: abandon
 -- Everything an attempt may hold or have queued: the head if it took it, a holder row, a ticket.
@@ -155,19 +202,28 @@ WITH abandoned AS (
 		AND lease_until > TIMESTAMP WITH TIME ZONE 'epoch' AND (slot <> 0 OR hold_mode = 'X')
 	RETURNING slot
 )
-SELECT pg_notify(:channel, :payload) FROM (SELECT 1 FROM abandoned LIMIT 1) a;
+SELECT pg_notify(:channel, :payload) FROM (SELECT 1 FROM abandoned LIMIT 1) a
+WHERE EXISTS (SELECT 1 FROM distlock_lock h WHERE h.lock_key = :key AND h.lock_kind = :kind AND h.slot = 0
+	AND h.waiters > 0 AND h.waiters_until > now());
 
 -- name: now
 SELECT now();
 
 -- name: check
 -- The table with its columns, and its sequence (see docs/jdbc.md for the upgrade of a table without one).
-SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM distlock_lock WHERE 1 = 0;
+SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence, waiters, waiters_until
+FROM distlock_lock WHERE 1 = 0;
 SELECT last_value FROM distlock_lock_fence WHERE 1 = 0;
 
 -- name: sweep-select
--- A batch of released or expired rows, skipping those another transaction holds: the sweep never waits.
-SELECT lock_key, lock_kind, slot FROM distlock_lock WHERE lease_until <= now() LIMIT :batch FOR UPDATE SKIP LOCKED;
+-- A batch of released or expired rows, skipping those another transaction holds: the sweep never waits. A head row
+-- stays while waiters are registered on it or readers and permit holders hold rows of its lock (their releases
+-- look for it to find the registered waiters).
+SELECT lock_key, lock_kind, slot FROM distlock_lock t
+WHERE lease_until <= now() AND (waiters = 0 OR waiters_until IS NULL OR waiters_until <= now())
+	AND (slot <> 0 OR NOT EXISTS (SELECT 1 FROM distlock_lock m
+		WHERE m.lock_key = t.lock_key AND m.lock_kind = t.lock_kind AND m.slot <> 0 AND m.lease_until > now()))
+LIMIT :batch FOR UPDATE SKIP LOCKED;
 
 -- name: sweep-delete
 DELETE FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot;

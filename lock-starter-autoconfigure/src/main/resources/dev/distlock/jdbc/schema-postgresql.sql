@@ -8,6 +8,9 @@
 -- (slot = place in the queue) are further rows of the same lock. A release expires its row; the provider's sweep
 -- deletes released and expired rows in the background (distlock.jdbc.cleanup-interval).
 -- lease_until is the database's time; 1970-01-01 marks a released row.
+-- waiters / waiters_until (head row only): how many waiters registered for a release notification, and until when
+-- (the end of the longest wait among them); a release sends pg_notify only while waiters > 0 and waiters_until is
+-- ahead, so an uncontended release notifies nobody.
 CREATE TABLE IF NOT EXISTS distlock_lock (
 	lock_key    VARCHAR(255) NOT NULL,
 	lock_kind   VARCHAR(1)   NOT NULL,
@@ -16,6 +19,8 @@ CREATE TABLE IF NOT EXISTS distlock_lock (
 	hold_mode   VARCHAR(1),
 	lease_until TIMESTAMP WITH TIME ZONE NOT NULL,
 	fence       BIGINT       NOT NULL,
+	waiters     INTEGER      NOT NULL DEFAULT 0,
+	waiters_until TIMESTAMP WITH TIME ZONE,
 	PRIMARY KEY (lock_key, lock_kind, slot)
 ) WITH (fillfactor = 70);
 
@@ -27,6 +32,10 @@ CREATE SEQUENCE IF NOT EXISTS distlock_lock_fence;
 SELECT setval('distlock_lock_fence', f.m)
 FROM (SELECT MAX(fence) AS m FROM distlock_lock) f, distlock_lock_fence s
 WHERE f.m > (CASE WHEN s.is_called THEN s.last_value ELSE s.last_value - 1 END);
+
+-- Upgrade of a table created without the waiter registry: add its columns (no table rewrite since PostgreSQL 11).
+ALTER TABLE distlock_lock ADD COLUMN IF NOT EXISTS waiters INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE distlock_lock ADD COLUMN IF NOT EXISTS waiters_until TIMESTAMP WITH TIME ZONE;
 
 -- Countdown latches (JdbcLatchProvider): one row per latch while its count is above zero; the last count-down and
 -- the expiry (expires_at, the database's time) delete it. Named after the lock table with _latch.

@@ -1,0 +1,112 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.core.Acquisition;
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Renewals that fall due together go to the database as one JDBC batch on one connection: every lease still held is
+ * extended, and a lock its owner no longer holds is reported as such, on every dialect.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class JdbcBatchRenewalTests {
+
+	private static final List<LockType> TYPES = List.of(LockType.MUTEX, LockType.READ, LockType.WRITE,
+			LockType.SEMAPHORE, LockType.FAIR);
+
+	private final JdbcTestDatabases databases = JdbcTestDatabases.all();
+
+	@AfterAll
+	void dropTables() {
+		this.databases.close();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "h2", "postgresql", "mariadb" })
+	void renewsManyLeasesInOneBatchAndRefusesALockNoLongerHeld(String name) throws Exception {
+		JdbcTestDatabase database = this.databases.get(name);
+		AtomicInteger borrowed = new AtomicInteger();
+		DelegatingDataSource counting = new DelegatingDataSource(database.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				borrowed.incrementAndGet();
+				return super.getConnection();
+			}
+
+		};
+		JdbcLockProvider holder = database.provider(counting).cleanupInterval(Duration.ZERO).build();
+		JdbcLockProvider other = database.provider().cleanupInterval(Duration.ZERO).build();
+		try {
+			String prefix = "batch-" + UUID.randomUUID() + "-";
+			List<JdbcHeldLock> held = new ArrayList<>();
+			List<LockType> types = new ArrayList<>();
+			// long enough to take 300 locks one by one on a slow database, short enough to wait out below
+			Duration firstLease = Duration.ofSeconds(4);
+			long firstLeaseEnds = System.nanoTime() + firstLease.toNanos();
+			for (int i = 0; i < 300; i++) {
+				LockType type = TYPES.get(i % TYPES.size());
+				Acquisition<JdbcHeldLock> acquired = holder
+					.tryAcquire(new LockAttempt(prefix + i, type, 2, firstLease, "o-" + UUID.randomUUID()));
+				assertThat(acquired.isAcquired()).as("%s %s", type, prefix + i).isTrue();
+				held.add(acquired.lock());
+				types.add(type);
+			}
+			int lost = 8;
+			database.breakLock(prefix + lost, types.get(lost));
+			int released = 11;
+			holder.release(held.get(released));
+
+			borrowed.set(0);
+			boolean[] renewed = holder.renew(held, Duration.ofSeconds(30));
+			assertThat(borrowed).as("connections the batch borrowed").hasValue(1);
+
+			assertThat(renewed).hasSize(held.size());
+			for (int i = 0; i < renewed.length; i++) {
+				assertThat(renewed[i]).as("%s %s renewed", types.get(i), prefix + i)
+					.isEqualTo(i != lost && i != released);
+			}
+			// past the first lease: only the renewed leases still keep the others out
+			Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(firstLeaseEnds - System.nanoTime())) + 500);
+			for (int i = 0; i < held.size(); i++) {
+				LockType type = types.get(i);
+				LockType blocked = (type == LockType.READ) ? LockType.WRITE : type;
+				// a SEMAPHORE of 2 permits: take the other permit first, then a third must be refused
+				if (type == LockType.SEMAPHORE) {
+					assertThat(other.tryAcquire(attempt(prefix + i, type)).isAcquired()).isTrue();
+				}
+				assertThat(other.tryAcquire(attempt(prefix + i, blocked)).isAcquired())
+					.as("%s %s is free again", blocked, prefix + i)
+					.isEqualTo(i == lost || i == released);
+			}
+		}
+		finally {
+			holder.close();
+			other.close();
+		}
+	}
+
+	private static LockAttempt attempt(String key, LockType type) {
+		return new LockAttempt(key, type, 2, Duration.ofSeconds(30), "o-" + UUID.randomUUID());
+	}
+
+}
