@@ -29,7 +29,7 @@ import org.apache.curator.test.TestingServer;
  * <p>
  * Method. The two processes share a small memory-mapped file: the number of acquisitions so far ({@code seq}), the
  * wall-clock time at which the last holder started its release, and a flag saying that the next waiter has entered
- * its acquire. Acquisition {@code k} belongs to process {@code k % 2}. The holder bumps {@code seq} (so the other
+ * its acquire. AttemptOutcome {@code k} belongs to process {@code k % 2}. The holder bumps {@code seq} (so the other
  * process calls {@code lock()} and blocks), waits until the other has entered {@code lock()} plus a margin
  * ({@code holdMs}, so the waiter is really parked on the backend's notification or poll), writes the wall-clock
  * time and releases. The new holder reads the time right after its {@code lock()} returns. Both sides use
@@ -165,29 +165,29 @@ public final class Handoff {
 	}
 
 	/** Record of one acquisition k: wall-clock handoff latency, local acquire and release-start times. */
-	private record Acquisition(long k, long latencyNanos, long acquiredNano, long releasingNano) {
+	private record AttemptOutcome(long k, long latencyNanos, long acquiredNano, long releasingNano) {
 	}
 
 	private static String summarize(String subject, Path work, int warmup) throws IOException {
-		Map<Long, Acquisition> byK = new TreeMap<>();
+		Map<Long, AttemptOutcome> byK = new TreeMap<>();
 		for (int parity = 0; parity < 2; parity++) {
 			for (String line : Files.readAllLines(work.resolve("child-" + parity + ".txt"))) {
 				String[] f = line.trim().split(" ");
-				Acquisition a = new Acquisition(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
+				AttemptOutcome a = new AttemptOutcome(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
 						Long.parseLong(f[3]));
 				byK.put(a.k(), a);
 			}
 		}
 		List<Long> latencies = new ArrayList<>();
 		List<Long> pairs = new ArrayList<>();
-		for (Acquisition a : byK.values()) {
+		for (AttemptOutcome a : byK.values()) {
 			if (a.k() <= warmup) {
 				continue;
 			}
 			latencies.add(a.latencyNanos());
 			// same process: k-2 released, k-1 by the other process, k acquired again
-			Acquisition twoBack = byK.get(a.k() - 2);
-			Acquisition oneBack = byK.get(a.k() - 1);
+			AttemptOutcome twoBack = byK.get(a.k() - 2);
+			AttemptOutcome oneBack = byK.get(a.k() - 1);
 			if (twoBack != null && oneBack != null) {
 				long span = a.acquiredNano() - twoBack.releasingNano();
 				long otherHold = oneBack.releasingNano() - oneBack.acquiredNano();

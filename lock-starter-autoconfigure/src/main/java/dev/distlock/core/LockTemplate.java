@@ -234,10 +234,10 @@ public class LockTemplate implements AutoCloseable {
 	 * The leases this template holds now.
 	 * @return snapshots of the held leases
 	 */
-	public List<LeaseInfo> activeLeases() {
-		List<LeaseInfo> result = new ArrayList<>();
+	public List<LeaseSnapshot> activeLeases() {
+		List<LeaseSnapshot> result = new ArrayList<>();
 		for (ManagedLease<?> lease : this.executor.active()) {
-			result.add(LeaseInfo.of(lease));
+			result.add(LeaseSnapshot.of(lease));
 		}
 		return result;
 	}
@@ -245,7 +245,7 @@ public class LockTemplate implements AutoCloseable {
 	/**
 	 * Releases a lease held by this process, found by its owner token, whoever holds it: an operator's last resort
 	 * for a stuck local holder. The holder's work is not stopped; it sees its lease as lost.
-	 * @param owner the owner token ({@link LeaseInfo#owner()})
+	 * @param owner the owner token ({@link LeaseSnapshot#owner()})
 	 * @return {@code true} if a lease was found and released
 	 */
 	public boolean forceRelease(String owner) {

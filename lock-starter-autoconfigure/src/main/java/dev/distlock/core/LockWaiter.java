@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * The deadline of one acquisition and the core's wait loop. Thin backends never see more than
  * {@link TryOnceLockProvider#tryAcquire} calls from it: attempt; if busy, subscribe to release notifications and attempt
  * again (closing the gap between the first attempt and the subscription); then sleep until notified, until the
- * holder's lease ends ({@link Acquisition#retryAfter()}), or for a capped, jittered, exponentially growing backoff,
+ * holder's lease ends ({@link AttemptOutcome#retryAfter()}), or for a capped, jittered, exponentially growing backoff,
  * whichever comes first, and try again, with a last attempt at the deadline. With notifications the sleep is capped
  * by the fallback poll, so a lost message costs at most that.
  * <p>
@@ -84,7 +84,7 @@ public final class LockWaiter {
 	public <H extends HeldLock> @Nullable H await(TryOnceLockProvider<H> provider, LockAttempt attempt)
 			throws Exception {
 		attempt.markSent();
-		Acquisition<H> outcome = provider.tryAcquire(attempt);
+		AttemptOutcome<H> outcome = provider.tryAcquire(attempt);
 		if (outcome.isAcquired()) {
 			return outcome.lock();
 		}

@@ -22,7 +22,7 @@ public interface TryOnceLockProvider<H extends HeldLock> extends LockProvider<H>
 	 * @throws Exception if the backend failed; the outcome is then unknown and the core calls
 	 * {@link #abandon(LockAttempt)}
 	 */
-	Acquisition<H> tryAcquire(LockAttempt attempt) throws Exception;
+	AttemptOutcome<H> tryAcquire(LockAttempt attempt) throws Exception;
 
 	/**
 	 * Subscribes to release notifications of the attempt's lock. The listener may be called from any thread, may be

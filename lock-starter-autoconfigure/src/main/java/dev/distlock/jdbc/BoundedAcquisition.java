@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
@@ -55,13 +55,13 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	 * @return busy
 	 * @throws DataAccessException if the attempt failed otherwise, or its outcome could not be cleared up
 	 */
-	private Acquisition<JdbcHeldLock> failed(LockAttempt attempt, LockTarget target, DataAccessException ex) {
+	private AttemptOutcome<JdbcHeldLock> failed(LockAttempt attempt, LockTarget target, DataAccessException ex) {
 		if (SqlFailures.isContention(ex)) {
 			this.provider.countContention();
 			if (logger.isTraceEnabled()) {
 				logger.trace("Contention on " + attempt + ", counted as busy: " + ex);
 			}
-			return Acquisition.busy();
+			return AttemptOutcome.busy();
 		}
 		if (!SqlFailures.isBrokenConnection(ex)) {
 			throw ex;
@@ -80,7 +80,7 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 			throw ex;
 		}
 		logger.debug("Connection lost during " + attempt + "; counted as busy after cleaning up", ex);
-		return Acquisition.busy();
+		return AttemptOutcome.busy();
 	}
 
 	@Override
@@ -124,7 +124,7 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	}
 
 	@Override
-	public Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt) {
+	public AttemptOutcome<JdbcHeldLock> tryAcquire(LockAttempt attempt) {
 		LockTarget target = this.provider.target(attempt);
 		Map<String, Object> parameters = target.parameters(attempt.owner());
 		parameters.put("lease", LockTarget.micros(attempt.lease()));
@@ -151,10 +151,10 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 			}
 			long token = result.token();
 			long slot = (attempt.type() == LockType.READ || attempt.type() == LockType.SEMAPHORE) ? token : 0;
-			return Acquisition.acquired(new JdbcHeldLock(attempt.key(), target, slot, attempt.owner(), token));
+			return AttemptOutcome.acquired(new JdbcHeldLock(attempt.key(), target, slot, attempt.owner(), token));
 		}
 		Long waitMillis = result.waitMillis();
-		return Acquisition.busy((waitMillis != null && waitMillis > 0) ? Duration.ofMillis(waitMillis) : null);
+		return AttemptOutcome.busy((waitMillis != null && waitMillis > 0) ? Duration.ofMillis(waitMillis) : null);
 	}
 
 	/**

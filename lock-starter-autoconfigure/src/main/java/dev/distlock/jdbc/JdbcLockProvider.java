@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
@@ -163,7 +163,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	/** One attempt; its statements may wait for row locks for the minimum lock wait only. */
 	@Override
-	public Acquisition<JdbcHeldLock> tryAcquire(LockAttempt attempt) {
+	public AttemptOutcome<JdbcHeldLock> tryAcquire(LockAttempt attempt) {
 		return new BoundedAcquisition(this, minimumBudget()).tryAcquire(attempt);
 	}
 

@@ -6,7 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
@@ -59,7 +59,7 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	}
 
 	@Override
-	public Acquisition<LocalHold> tryAcquire(LockAttempt attempt) {
+	public AttemptOutcome<LocalHold> tryAcquire(LockAttempt attempt) {
 		while (true) {
 			LocalLockState state = this.store.state(attempt.key(), attempt.type());
 			synchronized (state) {
@@ -76,12 +76,12 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 					LocalHold hold = new LocalHold(attempt, this.store.fence.incrementAndGet(), state,
 							now + attempt.lease().toNanos());
 					state.add(hold);
-					return Acquisition.acquired(hold);
+					return AttemptOutcome.acquired(hold);
 				}
 				if (attempt.type() == LockType.FAIR) {
 					state.queue().put(attempt, now + FAIR_WAITER_TIMEOUT.toNanos());
 				}
-				return Acquisition.busy((blockedUntil > 0) ? Duration.ofNanos(blockedUntil - now) : null);
+				return AttemptOutcome.busy((blockedUntil > 0) ? Duration.ofNanos(blockedUntil - now) : null);
 			}
 		}
 	}

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.distlock.core.LeaseInfo;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
@@ -83,7 +83,7 @@ public class LocksEndpoint {
 	 * @param leases the leases this instance holds now
 	 * @param providers each backend's status, by name
 	 */
-	public record LocksDescriptor(List<LeaseInfo> leases,
+	public record LocksDescriptor(List<LeaseSnapshot> leases,
 			Map<String, ProviderDescriptor> providers) implements OperationResponseBody {
 	}
 

@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
@@ -226,7 +226,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	}
 
 	@Override
-	public Acquisition<RedisHeldLock> tryAcquire(LockAttempt attempt) {
+	public AttemptOutcome<RedisHeldLock> tryAcquire(LockAttempt attempt) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
 		byte[] owner = bytes(attempt.owner());
 		long leaseMillis = millis(attempt.lease());
@@ -260,9 +260,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 							+ replicas + " replicas within " + this.replicaTimeout);
 				}
 			}
-			return Acquisition.acquired(new RedisHeldLock(attempt, keys, result));
+			return AttemptOutcome.acquired(new RedisHeldLock(attempt, keys, result));
 		}
-		return Acquisition.busy((result < 0) ? Duration.ofMillis(-result) : null);
+		return AttemptOutcome.busy((result < 0) ? Duration.ofMillis(-result) : null);
 	}
 
 	@Override

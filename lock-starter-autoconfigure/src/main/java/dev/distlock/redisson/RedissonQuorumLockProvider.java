@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.TryOnceLockProvider;
@@ -206,7 +206,7 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	@Override
-	public Acquisition<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+	public AttemptOutcome<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		long ownerId = RedissonHeldLock.nextOwnerId();
 		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
@@ -231,14 +231,14 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 			long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 			if (token != null && nodeLease - elapsedMillis - drift > 0) {
 				granted = true;
-				return Acquisition.acquired(new RedissonHeldLock(attempt, ownerId, null, token));
+				return AttemptOutcome.acquired(new RedissonHeldLock(attempt, ownerId, null, token));
 			}
 			if (round.failed() > this.nodes.size() - this.majority) {
 				throw new QuorumUnavailableException("Only " + (this.nodes.size() - round.failed()) + " of "
 						+ this.nodes.size() + " Redis nodes answered within " + this.nodeTimeoutMillis
 						+ " ms; the lock needs " + this.majority + " (" + round.firstFailure() + ")");
 			}
-			return Acquisition.busy();
+			return AttemptOutcome.busy();
 		}
 		finally {
 			if (!granted) {

@@ -14,7 +14,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;

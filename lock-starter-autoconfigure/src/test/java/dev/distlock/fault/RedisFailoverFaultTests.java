@@ -28,15 +28,15 @@ import org.springframework.util.FileSystemUtils;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedisFailoverFaultTests {
 
-	private Path dir;
+	Path dir;
 
-	private RedisNode primary;
+	RedisNode primary;
 
-	private RedisNode replica;
+	RedisNode replica;
 
-	private TcpProxy replication;
+	TcpProxy replication;
 
-	private TcpProxy clients;
+	TcpProxy clients;
 
 	@BeforeEach
 	void startPair() throws Exception {

@@ -9,7 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
 import org.junit.jupiter.api.AfterAll;
@@ -65,7 +65,7 @@ class JdbcBatchRenewalTests {
 			long firstLeaseEnds = System.nanoTime() + firstLease.toNanos();
 			for (int i = 0; i < 300; i++) {
 				LockType type = TYPES.get(i % TYPES.size());
-				Acquisition<JdbcHeldLock> acquired = holder
+				AttemptOutcome<JdbcHeldLock> acquired = holder
 					.tryAcquire(new LockAttempt(prefix + i, type, 2, firstLease, "o-" + UUID.randomUUID()));
 				assertThat(acquired.isAcquired()).as("%s %s", type, prefix + i).isTrue();
 				held.add(acquired.lock());

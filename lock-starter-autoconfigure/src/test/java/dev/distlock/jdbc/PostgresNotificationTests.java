@@ -13,7 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAttempt;
@@ -62,7 +62,7 @@ class PostgresNotificationTests {
 		try {
 			String key = "n-" + UUID.randomUUID() + "-" + "k".repeat(300);
 			LockType blocked = (type == LockType.READ) ? LockType.WRITE : type;
-			Acquisition<JdbcHeldLock> held = holder.tryAcquire(attempt(key, type));
+			AttemptOutcome<JdbcHeldLock> held = holder.tryAcquire(attempt(key, type));
 			assertThat(held.isAcquired()).isTrue();
 			CountDownLatch woken = new CountDownLatch(1);
 			CountDownLatch otherWoken = new CountDownLatch(1);
@@ -78,7 +78,7 @@ class PostgresNotificationTests {
 				System.out.printf("%s release -> notification: %.2f ms%n", type,
 						(System.nanoTime() - released) / 1e6);
 				assertThat(otherWoken.await(200, TimeUnit.MILLISECONDS)).as("another lock's waiter").isFalse();
-				Acquisition<JdbcHeldLock> next = waiter.tryAcquire(waiting);
+				AttemptOutcome<JdbcHeldLock> next = waiter.tryAcquire(waiting);
 				assertThat(next.isAcquired()).isTrue();
 				waiter.release(next.lock());
 			}
@@ -130,7 +130,7 @@ class PostgresNotificationTests {
 				assertThat(warmUp.isActive()).isTrue();
 			}
 			assertThat(terminateListeners()).as("listening sessions terminated").isPositive();
-			Acquisition<JdbcHeldLock> held = holder.tryAcquire(attempt(key, LockType.MUTEX));
+			AttemptOutcome<JdbcHeldLock> held = holder.tryAcquire(attempt(key, LockType.MUTEX));
 			java.util.Queue<Long> wakeUps = new java.util.concurrent.ConcurrentLinkedQueue<>();
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 			try (ReleaseSubscription subscription = waiter.subscribe(first, () -> wakeUps.add(System.nanoTime()))) {
@@ -166,7 +166,7 @@ class PostgresNotificationTests {
 			JdbcLockProvider holder = database.provider().tableName(table).build();
 			JdbcLockProvider waiter = database.provider().tableName(table).build();
 			LockAttempt waiting = attempt("k", LockType.MUTEX);
-			Acquisition<JdbcHeldLock> held = holder.tryAcquire(attempt("k", LockType.MUTEX));
+			AttemptOutcome<JdbcHeldLock> held = holder.tryAcquire(attempt("k", LockType.MUTEX));
 			CountDownLatch woken = new CountDownLatch(1);
 			try (ReleaseSubscription subscription = waiter.subscribe(waiting, woken::countDown)) {
 				assertThat(subscription.isActive()).isTrue();

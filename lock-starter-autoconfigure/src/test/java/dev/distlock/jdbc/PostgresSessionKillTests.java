@@ -14,7 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseInfo;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -138,7 +138,7 @@ class PostgresSessionKillTests {
 	}
 
 	private static long renewals(LockTemplate template) {
-		return template.activeLeases().stream().mapToLong(LeaseInfo::renewals).sum();
+		return template.activeLeases().stream().mapToLong(LeaseSnapshot::renewals).sum();
 	}
 
 	private static int terminateSessions() throws SQLException {

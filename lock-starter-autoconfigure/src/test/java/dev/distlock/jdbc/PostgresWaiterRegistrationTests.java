@@ -15,7 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAttempt;
@@ -227,7 +227,7 @@ class PostgresWaiterRegistrationTests {
 	}
 
 	private static JdbcHeldLock acquire(JdbcLockProvider provider, String key, LockType type) {
-		Acquisition<JdbcHeldLock> acquired = provider.tryAcquire(attempt(key, type));
+		AttemptOutcome<JdbcHeldLock> acquired = provider.tryAcquire(attempt(key, type));
 		assertThat(acquired.isAcquired()).as("%s %s is free", type, key).isTrue();
 		return acquired.lock();
 	}

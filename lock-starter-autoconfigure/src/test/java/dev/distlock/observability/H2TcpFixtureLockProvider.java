@@ -11,7 +11,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.TryOnceLockProvider;
@@ -83,7 +83,7 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 	}
 
 	@Override
-	public Acquisition<FixtureHeldLock> tryAcquire(LockAttempt attempt) throws SQLException {
+	public AttemptOutcome<FixtureHeldLock> tryAcquire(LockAttempt attempt) throws SQLException {
 		try (Connection connection = connect()) {
 			try (PreparedStatement expired = connection
 				.prepareStatement("DELETE FROM locks WHERE lock_key = ? AND lease_until < CURRENT_TIMESTAMP")) {
@@ -98,7 +98,7 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 				insert.executeUpdate();
 			}
 			catch (SQLIntegrityConstraintViolationException ex) {
-				return Acquisition.busy();
+				return AttemptOutcome.busy();
 			}
 			try (PreparedStatement select = connection
 				.prepareStatement("SELECT fence FROM locks WHERE lock_key = ? AND owner = ?")) {
@@ -106,7 +106,7 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 				select.setString(2, attempt.owner());
 				try (var result = select.executeQuery()) {
 					result.next();
-					return Acquisition.acquired(new FixtureHeldLock(attempt, result.getLong(1)));
+					return AttemptOutcome.acquired(new FixtureHeldLock(attempt, result.getLong(1)));
 				}
 			}
 		}

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseInfo;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
@@ -53,7 +53,7 @@ class LocksEndpointTests {
 		Lease lease = this.template.acquire(LockRequest.builder("order:1").name("orders").type(LockType.WRITE).build());
 		LocksDescriptor held = endpoint.locks();
 		assertThat(held.leases()).hasSize(1);
-		LeaseInfo info = held.leases().get(0);
+		LeaseSnapshot info = held.leases().get(0);
 		assertThat(info.key()).isEqualTo("order:1");
 		assertThat(info.name()).isEqualTo("orders");
 		assertThat(info.type()).isEqualTo(LockType.WRITE);

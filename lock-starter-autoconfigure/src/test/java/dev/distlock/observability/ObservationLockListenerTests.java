@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
@@ -223,7 +223,7 @@ class ObservationLockListenerTests {
 		}
 
 		@Override
-		public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+		public AttemptOutcome<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 			Observation current = this.registry.getCurrentObservation();
 			if (current != null) {
 				this.seen.add(current.getContext());

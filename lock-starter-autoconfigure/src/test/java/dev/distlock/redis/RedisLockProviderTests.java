@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockAttempt;
@@ -90,7 +90,7 @@ class RedisLockProviderTests {
 				UUID.randomUUID().toString());
 	}
 
-	private static RedisLockProvider.RedisHeldLock granted(Acquisition<RedisLockProvider.RedisHeldLock> acquisition) {
+	private static RedisLockProvider.RedisHeldLock granted(AttemptOutcome<RedisLockProvider.RedisHeldLock> acquisition) {
 		assertThat(acquisition.isAcquired()).as("granted").isTrue();
 		return acquisition.lock();
 	}
@@ -137,7 +137,7 @@ class RedisLockProviderTests {
 	void busyAttemptTellsWhenTheHoldersLeaseEnds(LockType type) throws Exception {
 		RedisLockProvider provider = provider();
 		provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
-		Acquisition<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
+		AttemptOutcome<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
@@ -146,7 +146,7 @@ class RedisLockProviderTests {
 	void readerBlockedByAWriterIsToldWhenTheWriterLeaseEnds() throws Exception {
 		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("busy", LockType.WRITE, Duration.ofSeconds(10))));
-		Acquisition<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
+		AttemptOutcome<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
@@ -214,7 +214,7 @@ class RedisLockProviderTests {
 		assertThat(provider.tryAcquire(gaveUp).isAcquired()).isFalse();
 		provider.release(holder);
 		LockAttempt next = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
-		Acquisition<RedisLockProvider.RedisHeldLock> behind = provider.tryAcquire(next);
+		AttemptOutcome<RedisLockProvider.RedisHeldLock> behind = provider.tryAcquire(next);
 		assertThat(behind.isAcquired()).as("queued behind the first waiter").isFalse();
 		assertThat(behind.retryAfter()).as("no lease to wait for, a waiter ahead").isNull();
 		provider.abandon(gaveUp);
@@ -233,7 +233,7 @@ class RedisLockProviderTests {
 		LockAttempt live = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
 		RedisLockProvider.RedisHeldLock granted = null;
 		while (granted == null && System.nanoTime() - beforeDeadWaiter < Duration.ofSeconds(10).toNanos()) {
-			Acquisition<RedisLockProvider.RedisHeldLock> outcome = provider.tryAcquire(live);
+			AttemptOutcome<RedisLockProvider.RedisHeldLock> outcome = provider.tryAcquire(live);
 			granted = outcome.isAcquired() ? outcome.lock() : null;
 			Thread.sleep(20);
 		}
@@ -252,7 +252,7 @@ class RedisLockProviderTests {
 		RedisLockProvider.RedisHeldLock reader = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		LockAttempt writer = attempt("rw", LockType.WRITE, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(writer).isAcquired()).isFalse();
-		Acquisition<RedisLockProvider.RedisHeldLock> lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
+		AttemptOutcome<RedisLockProvider.RedisHeldLock> lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
 		assertThat(lateReader.isAcquired()).as("a reader arriving while a writer waits").isFalse();
 		provider.release(reader);
 		RedisLockProvider.RedisHeldLock written = granted(provider.tryAcquire(writer));

@@ -12,7 +12,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
 import dev.distlock.core.ReleaseSubscription;
@@ -209,7 +209,7 @@ class RedisNativeScriptsTests {
 		return new LockAttempt(this.prefix + key, type, 2, Duration.ofSeconds(30), UUID.randomUUID().toString());
 	}
 
-	private static RedisLockProvider.RedisHeldLock granted(Acquisition<RedisLockProvider.RedisHeldLock> acquisition) {
+	private static RedisLockProvider.RedisHeldLock granted(AttemptOutcome<RedisLockProvider.RedisHeldLock> acquisition) {
 		assertThat(acquisition.isAcquired()).as("granted").isTrue();
 		return acquisition.lock();
 	}

@@ -3,7 +3,7 @@ package dev.distlock.test;
 import java.time.Duration;
 import java.util.Set;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;
@@ -42,12 +42,12 @@ public abstract class ForwardingLockProvider implements TryOnceLockProvider<Held
 	}
 
 	@Override
-	public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+	public AttemptOutcome<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		if (this.delegate instanceof TryOnceLockProvider<HeldLock> thin) {
 			return thin.tryAcquire(attempt);
 		}
 		HeldLock lock = this.delegate.acquire(attempt, LockWaiter.tryOnce());
-		return (lock != null) ? Acquisition.acquired(lock) : Acquisition.busy();
+		return (lock != null) ? AttemptOutcome.acquired(lock) : AttemptOutcome.busy();
 	}
 
 	@Override

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;
@@ -68,12 +68,12 @@ public final class CountingLockProvider implements TryOnceLockProvider<HeldLock>
 	}
 
 	@Override
-	public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
+	public AttemptOutcome<HeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		if (this.delegate instanceof TryOnceLockProvider<HeldLock> thin) {
 			return thin.tryAcquire(attempt);
 		}
 		HeldLock lock = this.delegate.acquire(attempt, LockWaiter.tryOnce());
-		return (lock != null) ? Acquisition.acquired(lock) : Acquisition.busy();
+		return (lock != null) ? AttemptOutcome.acquired(lock) : AttemptOutcome.busy();
 	}
 
 	@Override

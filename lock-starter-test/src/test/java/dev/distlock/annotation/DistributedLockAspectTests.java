@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseInfo;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockContext;
 import dev.distlock.core.LockListener;
@@ -271,7 +271,7 @@ class DistributedLockAspectTests {
 		CompletableFuture<String> work = new CompletableFuture<>();
 		CompletableFuture<String> result = this.locked.async("cf", work);
 		assertThat(result).isNotDone();
-		assertThat(this.lockTemplate.activeLeases()).extracting(LeaseInfo::key).containsExactly("cf");
+		assertThat(this.lockTemplate.activeLeases()).extracting(LeaseSnapshot::key).containsExactly("cf");
 		// the calling thread must not re-enter a lock whose work is still running
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> this.locked.async("cf", new CompletableFuture<>()));
@@ -299,7 +299,7 @@ class DistributedLockAspectTests {
 		assertThat(this.lockTemplate.activeLeases()).as("nothing is locked before subscription").isEmpty();
 		CompletableFuture<String> done = result.toFuture();
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(this.lockTemplate.activeLeases()).extracting(LeaseInfo::key)
+			.untilAsserted(() -> assertThat(this.lockTemplate.activeLeases()).extracting(LeaseSnapshot::key)
 				.containsExactly("rx"));
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> this.locked.mono("rx", Mono.just("other")).block(Duration.ofSeconds(10)));

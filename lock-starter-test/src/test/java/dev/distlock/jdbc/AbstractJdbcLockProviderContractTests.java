@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAttempt;

@@ -90,7 +90,7 @@ class RedissonQuorumLockProviderFaultTests {
 			.isThrownBy(() -> second.acquire(LockRequest.builder("c").waitTime(wait).build()))
 			.withMessageContaining("nodes answered"));
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
-		System.out.println("Acquisition with 3 of 5 nodes down failed after " + took.toMillis() + " ms");
+		System.out.println("AttemptOutcome with 3 of 5 nodes down failed after " + took.toMillis() + " ms");
 		assertThat(took).as("fails within wait + node timeout").isLessThan(wait.plus(NODE_TIMEOUT.multipliedBy(4)));
 		assertThat(lost.await(watchdogLease().multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS))
 			.as("a lease whose quorum is gone is reported lost").isTrue();

@@ -11,7 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseInfo;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
@@ -152,7 +152,7 @@ abstract class AbstractProfileTests {
 	private long awaitHeld(String key) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (System.nanoTime() < deadline) {
-			for (LeaseInfo lease : this.locks.activeLeases()) {
+			for (LeaseSnapshot lease : this.locks.activeLeases()) {
 				if (lease.key().equals(key)) {
 					return lease.fencingToken();
 				}

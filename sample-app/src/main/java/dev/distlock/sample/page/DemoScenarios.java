@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseInfo;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
@@ -217,7 +217,7 @@ public class DemoScenarios implements DisposableBean {
 	private long awaitHeld(String key) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (System.nanoTime() < deadline) {
-			for (LeaseInfo lease : this.locks.activeLeases()) {
+			for (LeaseSnapshot lease : this.locks.activeLeases()) {
 				if (lease.key().equals(key)) {
 					return lease.fencingToken();
 				}

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.Acquisition;
+import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.TryOnceLockProvider;
@@ -48,10 +48,10 @@ class ContentionDemoTests {
 		}
 
 		@Override
-		public Acquisition<HeldLock> tryAcquire(LockAttempt attempt) {
+		public AttemptOutcome<HeldLock> tryAcquire(LockAttempt attempt) {
 			long token = this.tokens.incrementAndGet();
 			HeldLock held = () -> token;
-			return Acquisition.acquired(held);
+			return AttemptOutcome.acquired(held);
 		}
 
 		@Override

@@ -12,21 +12,21 @@ import org.jspecify.annotations.Nullable;
  * @param <H> the backend's handle type
  * @since 0.1.0
  */
-public final class Acquisition<H extends HeldLock> {
+public final class AttemptOutcome<H extends HeldLock> {
 
-	private static final Acquisition<?> BUSY = new Acquisition<>(null, null);
+	private static final AttemptOutcome<?> BUSY = new AttemptOutcome<>(null, null);
 
 	private final @Nullable H lock;
 
 	private final @Nullable Duration retryAfter;
 
-	private Acquisition(@Nullable H lock, @Nullable Duration retryAfter) {
+	private AttemptOutcome(@Nullable H lock, @Nullable Duration retryAfter) {
 		this.lock = lock;
 		this.retryAfter = retryAfter;
 	}
 
-	public static <H extends HeldLock> Acquisition<H> acquired(H lock) {
-		return new Acquisition<>(Objects.requireNonNull(lock, "lock"), null);
+	public static <H extends HeldLock> AttemptOutcome<H> acquired(H lock) {
+		return new AttemptOutcome<>(Objects.requireNonNull(lock, "lock"), null);
 	}
 
 	/**
@@ -34,8 +34,8 @@ public final class Acquisition<H extends HeldLock> {
 	 * @return the busy outcome
 	 */
 	@SuppressWarnings("unchecked")
-	public static <H extends HeldLock> Acquisition<H> busy() {
-		return (Acquisition<H>) BUSY;
+	public static <H extends HeldLock> AttemptOutcome<H> busy() {
+		return (AttemptOutcome<H>) BUSY;
 	}
 
 	/**
@@ -44,8 +44,8 @@ public final class Acquisition<H extends HeldLock> {
 	 * @param retryAfter time left on the holder's lease, or {@code null} if unknown
 	 * @return the busy outcome
 	 */
-	public static <H extends HeldLock> Acquisition<H> busy(@Nullable Duration retryAfter) {
-		return (retryAfter != null) ? new Acquisition<>(null, retryAfter) : busy();
+	public static <H extends HeldLock> AttemptOutcome<H> busy(@Nullable Duration retryAfter) {
+		return (retryAfter != null) ? new AttemptOutcome<>(null, retryAfter) : busy();
 	}
 
 	public boolean isAcquired() {
@@ -59,7 +59,7 @@ public final class Acquisition<H extends HeldLock> {
 	 */
 	public H lock() {
 		if (this.lock == null) {
-			throw new IllegalStateException("Acquisition was not granted");
+			throw new IllegalStateException("AttemptOutcome was not granted");
 		}
 		return this.lock;
 	}
