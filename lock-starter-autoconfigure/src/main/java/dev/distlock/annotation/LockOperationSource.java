@@ -129,6 +129,10 @@ public class LockOperationSource {
 		AsyncResultHandler async = (reactive != null) ? null : asyncHandler(returnType, where);
 		String fallbackName = annotation.fallbackMethod().trim();
 		LockFailureAction onFailure = annotation.onFailure();
+		if (!fallbackName.isEmpty() && isSuspending(specific)) {
+			throw new LockConfigurationException(where + ": fallbackMethod='" + fallbackName + "' is not supported on "
+					+ "a Kotlin suspend function; use onFailure=SKIP or catch LockAcquisitionException");
+		}
 		if (!fallbackName.isEmpty() && onFailure == LockFailureAction.SKIP) {
 			throw new LockConfigurationException(where + ": onFailure=SKIP and fallbackMethod='" + fallbackName
 					+ "' contradict each other; keep one");

@@ -53,6 +53,7 @@ class DistributedLockConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LockOperationSource distributedLockOperationSource(ObjectProvider<LockKeyResolver> keyResolver,
 			ConfigurableBeanFactory beanFactory, ObjectProvider<LockTemplate> lockTemplate,
@@ -62,6 +63,7 @@ class DistributedLockConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockAdvisor distributedLockAdvisor(LockOperationSource distributedLockOperationSource,
 			ObjectProvider<LockTemplate> lockTemplate, Environment environment) {
@@ -75,6 +77,7 @@ class DistributedLockConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockValidator distributedLockValidator(
 			ObjectProvider<LockOperationSource> distributedLockOperationSource) {

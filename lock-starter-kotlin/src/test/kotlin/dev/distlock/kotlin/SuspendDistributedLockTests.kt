@@ -4,6 +4,7 @@ import dev.distlock.annotation.DistributedLock
 import dev.distlock.annotation.LockFailureAction
 import dev.distlock.autoconfigure.DistlockAutoConfiguration
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration
+import dev.distlock.core.LockConfigurationException
 import dev.distlock.core.LockRequest
 import dev.distlock.core.LockTemplate
 import dev.distlock.test.LockHistory
@@ -96,6 +97,29 @@ class SuspendDistributedLockTests {
 		assertThat(inventory.tryReserve(sku)).`as`("call while the lock is held elsewhere").isNull()
 		held.release()
 		assertThat(inventory.tryReserve(sku)).isEqualTo("reserved $sku")
+	}
+
+	@org.junit.jupiter.api.Test
+	fun fallbackMethodOnASuspendFunctionFailsStartup() {
+		ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration::class.java))
+			.withBean(WithFallback::class.java)
+			.withPropertyValues("distlock.provider=local")
+			.run { context ->
+				assertThat(context).hasFailed()
+				assertThat(context.startupFailure).rootCause()
+					.isInstanceOf(LockConfigurationException::class.java)
+					.hasMessageContaining("fallbackMethod='busy' is not supported on a Kotlin suspend function")
+			}
+	}
+
+	open class WithFallback {
+
+		@DistributedLock(key = "#id", fallbackMethod = "busy")
+		open suspend fun work(id: String): String = id
+
+		open suspend fun busy(id: String): String = "busy"
+
 	}
 
 	private fun assertFree(context: AssertableApplicationContext, sku: String) {
