@@ -2,7 +2,7 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 
-import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.RedisReleaseMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -47,7 +47,7 @@ public class RedisLockProperties {
 	 * Lettuce, other drivers wait). Async saves a round trip per critical section; a failed release is then logged and
 	 * counted, and its lock stays taken until its lease ends.
 	 */
-	private RedisLockProvider.ReleaseMode releaseMode = RedisLockProvider.ReleaseMode.SYNC;
+	private RedisReleaseMode releaseMode = RedisReleaseMode.SYNC;
 
 	/**
 	 * How many replicas must acknowledge a grant (WAIT after the acquire script) before it counts; fewer within
@@ -85,11 +85,11 @@ public class RedisLockProperties {
 		this.writerPreference = writerPreference;
 	}
 
-	public RedisLockProvider.ReleaseMode getReleaseMode() {
+	public RedisReleaseMode getReleaseMode() {
 		return this.releaseMode;
 	}
 
-	public void setReleaseMode(RedisLockProvider.ReleaseMode releaseMode) {
+	public void setReleaseMode(RedisReleaseMode releaseMode) {
 		this.releaseMode = releaseMode;
 	}
 

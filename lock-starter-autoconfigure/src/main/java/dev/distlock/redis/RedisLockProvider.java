@@ -1,15 +1,12 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
 import dev.distlock.core.ReleaseSubscription;
@@ -23,7 +20,6 @@ import org.springframework.util.Assert;
 
 import static dev.distlock.redis.RedisArgs.bytes;
 import static dev.distlock.redis.RedisArgs.digits;
-import static dev.distlock.redis.RedisArgs.keys;
 import static dev.distlock.redis.RedisArgs.millis;
 
 /**
@@ -47,8 +43,8 @@ import static dev.distlock.redis.RedisArgs.millis;
  * With a {@code LettuceConnectionFactory} (Spring Boot's default) the scripts run on Lettuce's own shared native
  * connection through its asynchronous API ({@code EVALSHA}, {@code EVAL} after {@code NOSCRIPT}), outside Spring Data
  * Redis' per-call connection handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
- * The connection is opened on first use. {@link #setReleaseMode(ReleaseMode) ReleaseMode.ASYNC} lets a release
- * return once it is written to the connection. All keys of a lock share one hash tag (see
+ * The connection is opened on first use. {@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC} lets a
+ * release return once it is written to the connection. All keys of a lock share one hash tag (see
  * {@link RedisLockKeys}), so the backend works on Redis Cluster.
  * <p>
  * Fencing tokens strictly increase per key: a per-lock counter, kept {@link #setFenceRetention fence retention}
@@ -60,7 +56,7 @@ import static dev.distlock.redis.RedisArgs.millis;
  *
  * @since 0.1.0
  */
-public final class RedisLockProvider implements TryOnceLockProvider<RedisLockProvider.RedisHeldLock> {
+public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLock> {
 
 	/** Default of {@link #setWaiterTimeout(Duration)}. */
 	public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
@@ -78,9 +74,11 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	private final RedisLockSession session;
 
+	private final RedisLockCalls calls;
+
 	private final LongAdder failedReleases = new LongAdder();
 
-	private volatile ReleaseMode releaseMode = ReleaseMode.SYNC;
+	private volatile RedisReleaseMode releaseMode = RedisReleaseMode.SYNC;
 
 	private volatile Duration waiterTimeout = DEFAULT_WAITER_TIMEOUT;
 
@@ -106,6 +104,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	public RedisLockProvider(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
 		this.session = new RedisLockSession(connectionFactory);
+		this.calls = new RedisLockCalls(this.session);
 	}
 
 	/**
@@ -167,10 +166,10 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	}
 
 	/**
-	 * Sets whether a release waits for Redis' reply. Default {@link ReleaseMode#SYNC}.
+	 * Sets whether a release waits for Redis' reply. Default {@link RedisReleaseMode#SYNC}.
 	 * @param releaseMode the release mode
 	 */
-	public void setReleaseMode(ReleaseMode releaseMode) {
+	public void setReleaseMode(RedisReleaseMode releaseMode) {
 		Assert.notNull(releaseMode, "ReleaseMode must not be null");
 		this.releaseMode = releaseMode;
 	}
@@ -179,7 +178,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	 * Whether a release waits for Redis' reply.
 	 * @return the release mode
 	 */
-	public ReleaseMode getReleaseMode() {
+	public RedisReleaseMode getReleaseMode() {
 		return this.releaseMode;
 	}
 
@@ -207,7 +206,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	}
 
 	/**
-	 * Releases sent with {@link ReleaseMode#ASYNC} that failed or got no reply (each is logged); the lease of each
+	 * Releases sent with {@link RedisReleaseMode#ASYNC} that failed or got no reply (each is logged); the lease of each
 	 * bounded how long its lock stayed taken.
 	 * @return the number of failed asynchronous releases since start
 	 */
@@ -233,27 +232,12 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 		byte[] lease = leaseDigits(leaseMillis);
 		Millis fenceRetention = this.retention;
 		byte[] retention = (leaseMillis <= fenceRetention.value()) ? fenceRetention.digits() : lease;
-		byte[] fence = keys.fenceKey();
-		ScriptRunner runner = this.session.runner();
-		RedisLockScripts scripts = this.session.scripts();
-		long result = switch (attempt.type()) {
-			case MUTEX -> runner.run(scripts.acquireMutex, keys(keys.holderKey(), fence), owner, lease,
-					retention);
-			case FAIR -> runner.run(scripts.acquireFair,
-					keys(keys.holderKey(), keys.queueKey(), keys.waitersKey(), fence), owner, lease, retention,
-					this.waiterTimeoutMillis.digits());
-			case READ -> runner.run(scripts.acquireRead,
-					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence), owner, lease, retention);
-			case WRITE -> runner.run(scripts.acquireWrite,
-					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence), owner, lease, retention,
-					this.writerPreference ? this.waiterTimeoutMillis.digits() : digits(0));
-			case SEMAPHORE -> runner.run(scripts.acquireSemaphore, keys(keys.membersKey(), fence), owner,
-					lease, retention, digits(permits(attempt)));
-		};
+		long result = this.calls.acquire(attempt, keys, owner, lease, retention, this.waiterTimeoutMillis.digits(),
+				this.writerPreference);
 		if (result > 0) {
 			int replicas = this.waitForReplicas;
 			if (replicas > 0) {
-				long acknowledged = runner.waitForReplicas(replicas, this.replicaTimeout);
+				long acknowledged = this.session.runner().waitForReplicas(replicas, this.replicaTimeout);
 				if (acknowledged < replicas) {
 					// the core gives the attempt up and releases what it may hold
 					throw new IllegalStateException("Lock '" + attempt.key() + "' reached " + acknowledged + " of "
@@ -281,8 +265,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	@Override
 	public boolean renew(RedisHeldLock held, Duration lease) {
-		ScriptRunner runner = this.session.runner();
-		return runner.run(renewScript(held), renewKeys(held), held.ownerBytes(), digits(millis(lease))) == 1;
+		return this.calls.renew(held, digits(millis(lease)));
 	}
 
 	/**
@@ -291,30 +274,7 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	 */
 	@Override
 	public boolean[] renew(List<RedisHeldLock> locks, Duration lease) {
-		byte[] ms = digits(millis(lease));
-		boolean[] renewed = new boolean[locks.size()];
-		for (boolean member : new boolean[] { false, true }) {
-			List<Integer> positions = new ArrayList<>();
-			List<byte[][]> keys = new ArrayList<>();
-			List<byte[][]> args = new ArrayList<>();
-			for (int i = 0; i < locks.size(); i++) {
-				RedisHeldLock held = locks.get(i);
-				if (held.keys().heldAsMember() == member) {
-					positions.add(i);
-					keys.add(renewKeys(held));
-					args.add(new byte[][] { held.ownerBytes(), ms });
-				}
-			}
-			if (!positions.isEmpty()) {
-				ScriptRunner runner = this.session.runner();
-				RedisLockScripts scripts = this.session.scripts();
-				long[] replies = runner.runAll(member ? scripts.renewMember : scripts.renewHolder, keys, args);
-				for (int i = 0; i < replies.length; i++) {
-					renewed[positions.get(i)] = replies[i] == 1;
-				}
-			}
-		}
-		return renewed;
+		return this.calls.renewAll(locks, digits(millis(lease)));
 	}
 
 	@Override
@@ -325,38 +285,13 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 
 	/**
 	 * Sends the owner-checked release and runs {@code sent} once it is written to the connection: this JVM's next
-	 * request (the next local waiter's acquire) is served after it. With {@link ReleaseMode#ASYNC} the call returns
+	 * request (the next local waiter's acquire) is served after it. With {@link RedisReleaseMode#ASYNC} the call returns
 	 * then; otherwise it waits for the reply.
 	 */
 	@Override
 	public void release(RedisHeldLock held, Runnable sent) {
-		CompletableFuture<Long> reply;
-		ScriptRunner runner;
-		LockScript script;
-		byte[][] scriptKeys;
-		byte[][] args;
-		try {
-			RedisLockKeys keys = held.keys();
-			boolean member = keys.heldAsMember();
-			runner = this.session.runner();
-			script = member ? this.session.scripts().releaseMember : this.session.scripts().releaseHolder;
-			scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), keys.wakeupKey());
-			args = new byte[][] { held.ownerBytes(), keys.wakeupKey() };
-			reply = runner.start(script, scriptKeys, args);
-		}
-		finally {
-			sent.run();
-		}
-		if (this.releaseMode == ReleaseMode.ASYNC && runner.sendsAsynchronously()) {
-			reply.whenComplete((result, failure) -> {
-				if (failure != null) {
-					// a server without the script: send its text (ordered after whatever followed meanwhile)
-					runner.send(script, scriptKeys, args, (again) -> releaseFailed(held, again));
-				}
-			});
-			return;
-		}
-		runner.await(reply, script, scriptKeys, args);
+		this.calls.release(held, sent, this.releaseMode == RedisReleaseMode.ASYNC,
+				(failure) -> releaseFailed(held, failure));
 	}
 
 	private void releaseFailed(RedisHeldLock held, Throwable failure) {
@@ -371,21 +306,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
-		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
-		byte[] owner = bytes(attempt.owner());
-		byte[] wakeup = keys.wakeupKey();
 		try {
-			ScriptRunner runner = this.session.runner();
-			RedisLockScripts scripts = this.session.scripts();
-			switch (attempt.type()) {
-				case MUTEX -> runner.run(scripts.releaseHolder, keys(keys.holderKey(), wakeup), owner, wakeup);
-				case FAIR -> runner.run(scripts.releaseHolder,
-						keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), owner, wakeup);
-				case WRITE -> runner.run(scripts.releaseHolder, keys(keys.holderKey(), wakeup, keys.waitersKey()),
-						owner, wakeup);
-				case READ, SEMAPHORE -> runner.run(scripts.releaseMember, keys(keys.membersKey(), wakeup), owner,
-						wakeup);
-			}
+			this.calls.abandon(attempt);
 		}
 		catch (RuntimeException ex) {
 			if (logger.isDebugEnabled()) {
@@ -410,15 +332,6 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 		return this.session.usesShardedPubSub();
 	}
 
-	private LockScript renewScript(RedisHeldLock held) {
-		return held.keys().heldAsMember() ? this.session.scripts().renewMember : this.session.scripts().renewHolder;
-	}
-
-	private static byte[][] renewKeys(RedisHeldLock held) {
-		RedisLockKeys keys = held.keys();
-		return keys(keys.heldAsMember() ? keys.membersKey() : keys.holderKey());
-	}
-
 	private byte[] leaseDigits(long millis) {
 		Millis last = this.lastLease;
 		if (last.value() != millis) {
@@ -426,43 +339,6 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisLockPro
 			this.lastLease = last;
 		}
 		return last.digits();
-	}
-
-	private static int permits(LockAttempt attempt) {
-		Assert.isTrue(attempt.permits() > 0, "Permits of a SEMAPHORE must be positive");
-		return attempt.permits();
-	}
-
-	/**
-	 * Whether a release waits for Redis' reply.
-	 */
-	public enum ReleaseMode {
-
-		/** A release returns after Redis confirmed it (the default). */
-		SYNC,
-
-		/**
-		 * A release returns once it is written to the connection. Commands stay ordered on the connection, so this
-		 * JVM's next acquisition of the key is served after the release; a release that fails is logged and counted
-		 * ({@link #failedReleases()}), and its lock stays taken until its lease ends. Only a Lettuce connection
-		 * sends asynchronously; other drivers wait as with {@link #SYNC}.
-		 */
-		ASYNC
-
-	}
-
-	/**
-	 * A lock granted by Redis.
-	 * @param attempt the attempt it was granted to
-	 * @param keys its Redis keys
-	 * @param fencingToken its fencing token
-	 */
-	public record RedisHeldLock(LockAttempt attempt, RedisLockKeys keys, long fencingToken) implements HeldLock {
-
-		byte[] ownerBytes() {
-			return bytes(this.attempt.owner());
-		}
-
 	}
 
 	/**

@@ -10,6 +10,7 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.local.LocalLockProvider;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.RedisReleaseMode;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -74,7 +75,7 @@ class RedisLockAutoConfigurationTests {
 					"distlock.redis.fence-retention=10m", "distlock.redis.release-mode=async")
 			.run((context) -> {
 				RedisLockProvider provider = context.getBean(RedisLockProvider.class);
-				assertThat(provider.getReleaseMode()).isEqualTo(RedisLockProvider.ReleaseMode.ASYNC);
+				assertThat(provider.getReleaseMode()).isEqualTo(RedisReleaseMode.ASYNC);
 				assertThat(provider.getWaiterTimeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(provider.isWriterPreference()).isFalse();
 				assertThat(provider.getFenceRetention()).isEqualTo(Duration.ofMinutes(10));

@@ -90,7 +90,7 @@ class RedisLockProviderTests {
 				UUID.randomUUID().toString());
 	}
 
-	private static RedisLockProvider.RedisHeldLock granted(AttemptOutcome<RedisLockProvider.RedisHeldLock> acquisition) {
+	private static RedisHeldLock granted(AttemptOutcome<RedisHeldLock> acquisition) {
 		assertThat(acquisition.isAcquired()).as("granted").isTrue();
 		return acquisition.lock();
 	}
@@ -137,7 +137,7 @@ class RedisLockProviderTests {
 	void busyAttemptTellsWhenTheHoldersLeaseEnds(LockType type) throws Exception {
 		RedisLockProvider provider = provider();
 		provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
-		AttemptOutcome<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
+		AttemptOutcome<RedisHeldLock> busy = provider.tryAcquire(attempt("busy", type, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
@@ -146,7 +146,7 @@ class RedisLockProviderTests {
 	void readerBlockedByAWriterIsToldWhenTheWriterLeaseEnds() throws Exception {
 		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("busy", LockType.WRITE, Duration.ofSeconds(10))));
-		AttemptOutcome<RedisLockProvider.RedisHeldLock> busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
+		AttemptOutcome<RedisHeldLock> busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
@@ -160,7 +160,7 @@ class RedisLockProviderTests {
 		provider.release(held);
 		// what a restart without persistence or a failover that lost the last write does to the counter
 		redis.delete(RedisLockKeys.of(first.key(), type).fence());
-		RedisLockProvider.RedisHeldLock next = granted(provider.tryAcquire(attempt("fence", type, Duration.ofSeconds(10))));
+		RedisHeldLock next = granted(provider.tryAcquire(attempt("fence", type, Duration.ofSeconds(10))));
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 	}
 
@@ -187,7 +187,7 @@ class RedisLockProviderTests {
 		LockAttempt blocker = attempt("abandon", blockerType, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(blocker).isAcquired()).as("held by the attempt whose reply was lost").isFalse();
 		provider.abandon(lost);
-		RedisLockProvider.RedisHeldLock next = granted(provider.tryAcquire(blocker));
+		RedisHeldLock next = granted(provider.tryAcquire(blocker));
 		provider.release(next);
 		provider.abandon(lost); // a second clean-up finds nothing and does not fail
 	}
@@ -196,9 +196,9 @@ class RedisLockProviderTests {
 	void staleReleaseAndRenewalTouchNothing() throws Exception {
 		RedisLockProvider provider = provider();
 		LockAttempt stale = attempt("stale", LockType.MUTEX, Duration.ofMillis(300));
-		RedisLockProvider.RedisHeldLock staleLock = granted(provider.tryAcquire(stale));
+		RedisHeldLock staleLock = granted(provider.tryAcquire(stale));
 		Thread.sleep(400);
-		RedisLockProvider.RedisHeldLock successor = granted(provider.tryAcquire(attempt("stale", LockType.MUTEX, Duration.ofSeconds(30))));
+		RedisHeldLock successor = granted(provider.tryAcquire(attempt("stale", LockType.MUTEX, Duration.ofSeconds(30))));
 		assertThat(provider.renew(staleLock, Duration.ofSeconds(30))).isFalse();
 		provider.release(staleLock);
 		assertThat(provider.renew(successor, Duration.ofSeconds(30))).isTrue();
@@ -209,12 +209,12 @@ class RedisLockProviderTests {
 	@Test
 	void abandonedFairWaiterLeavesTheQueueAtOnce() throws Exception {
 		RedisLockProvider provider = provider();
-		RedisLockProvider.RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
+		RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
 		LockAttempt gaveUp = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(gaveUp).isAcquired()).isFalse();
 		provider.release(holder);
 		LockAttempt next = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
-		AttemptOutcome<RedisLockProvider.RedisHeldLock> behind = provider.tryAcquire(next);
+		AttemptOutcome<RedisHeldLock> behind = provider.tryAcquire(next);
 		assertThat(behind.isAcquired()).as("queued behind the first waiter").isFalse();
 		assertThat(behind.retryAfter()).as("no lease to wait for, a waiter ahead").isNull();
 		provider.abandon(gaveUp);
@@ -225,15 +225,15 @@ class RedisLockProviderTests {
 	void deadFairWaiterLeavesTheQueueAfterTheWaiterTimeout() throws Exception {
 		RedisLockProvider provider = provider();
 		provider.setWaiterTimeout(Duration.ofSeconds(1));
-		RedisLockProvider.RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
+		RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
 		long beforeDeadWaiter = System.nanoTime();
 		assertThat(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))).isAcquired())
 			.as("the waiter that dies").isFalse();
 		provider.release(holder);
 		LockAttempt live = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
-		RedisLockProvider.RedisHeldLock granted = null;
+		RedisHeldLock granted = null;
 		while (granted == null && System.nanoTime() - beforeDeadWaiter < Duration.ofSeconds(10).toNanos()) {
-			AttemptOutcome<RedisLockProvider.RedisHeldLock> outcome = provider.tryAcquire(live);
+			AttemptOutcome<RedisHeldLock> outcome = provider.tryAcquire(live);
 			granted = outcome.isAcquired() ? outcome.lock() : null;
 			Thread.sleep(20);
 		}
@@ -249,13 +249,13 @@ class RedisLockProviderTests {
 	@Test
 	void waitingWriterHoldsBackNewReaders() throws Exception {
 		RedisLockProvider provider = provider();
-		RedisLockProvider.RedisHeldLock reader = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
+		RedisHeldLock reader = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		LockAttempt writer = attempt("rw", LockType.WRITE, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(writer).isAcquired()).isFalse();
-		AttemptOutcome<RedisLockProvider.RedisHeldLock> lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
+		AttemptOutcome<RedisHeldLock> lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
 		assertThat(lateReader.isAcquired()).as("a reader arriving while a writer waits").isFalse();
 		provider.release(reader);
-		RedisLockProvider.RedisHeldLock written = granted(provider.tryAcquire(writer));
+		RedisHeldLock written = granted(provider.tryAcquire(writer));
 		provider.release(written);
 		granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 	}
@@ -283,7 +283,7 @@ class RedisLockProviderTests {
 	void deadReaderHoldEndsWithItsLease() throws Exception {
 		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofMillis(300))));
-		RedisLockProvider.RedisHeldLock live = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
+		RedisHeldLock live = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		Thread.sleep(400);
 		provider.release(live);
 		granted(provider.tryAcquire(attempt("rw", LockType.WRITE, Duration.ofSeconds(30))));

@@ -90,7 +90,7 @@ class RedisNativeScriptsTests {
 		LockAttempt attempt = attempt("calls", LockType.MUTEX);
 		this.provider.release(granted(this.provider.tryAcquire(attempt))); // loads the scripts
 		this.commands.clear();
-		RedisLockProvider.RedisHeldLock held = granted(this.provider.tryAcquire(attempt("calls", LockType.MUTEX)));
+		RedisHeldLock held = granted(this.provider.tryAcquire(attempt("calls", LockType.MUTEX)));
 		assertThat(this.commands).as("commands of an uncontended acquire").containsExactly("EVALSHA");
 		this.commands.clear();
 		this.provider.release(held);
@@ -113,7 +113,7 @@ class RedisNativeScriptsTests {
 			for (int i = 0; i < 20; i++) {
 				this.provider.release(granted(this.provider.tryAcquire(attempt("publish", LockType.MUTEX))));
 			}
-			RedisLockProvider.RedisHeldLock held = granted(this.provider.tryAcquire(first));
+			RedisHeldLock held = granted(this.provider.tryAcquire(first));
 			assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("messages of 20 uncontended releases").isNull();
 			LockAttempt waiter = attempt("publish", LockType.MUTEX);
 			assertThat(this.provider.tryAcquire(waiter).isAcquired()).isFalse();
@@ -150,7 +150,7 @@ class RedisNativeScriptsTests {
 		this.provider.setFenceRetention(Duration.ofMinutes(2));
 		long last = 0;
 		for (int i = 0; i < 50; i++) {
-			RedisLockProvider.RedisHeldLock held = granted(this.provider.tryAcquire(attempt("fence", LockType.READ)));
+			RedisHeldLock held = granted(this.provider.tryAcquire(attempt("fence", LockType.READ)));
 			assertThat(held.fencingToken()).isGreaterThan(last);
 			last = held.fencingToken();
 			// READ holds overlap: grants within one microsecond must still get distinct, rising tokens
@@ -167,14 +167,14 @@ class RedisNativeScriptsTests {
 			connection.scriptingCommands().scriptFlush();
 			return null;
 		});
-		RedisLockProvider.RedisHeldLock held = granted(this.provider.tryAcquire(attempt("flush", LockType.MUTEX)));
+		RedisHeldLock held = granted(this.provider.tryAcquire(attempt("flush", LockType.MUTEX)));
 		this.provider.release(held);
 		assertThat(this.provider.tryAcquire(attempt("flush", LockType.MUTEX)).isAcquired()).isTrue();
 	}
 
 	@Test
 	void asyncReleaseIsOrderedBeforeTheNextAcquireOnTheConnection() {
-		this.provider.setReleaseMode(RedisLockProvider.ReleaseMode.ASYNC);
+		this.provider.setReleaseMode(RedisReleaseMode.ASYNC);
 		for (int i = 0; i < 200; i++) {
 			this.provider.release(granted(this.provider.tryAcquire(attempt("async", LockType.MUTEX))));
 		}
@@ -183,9 +183,9 @@ class RedisNativeScriptsTests {
 
 	@Test
 	void asyncReleaseThatFailsIsCountedAndTheLeaseStillBoundsTheLock() {
-		this.provider.setReleaseMode(RedisLockProvider.ReleaseMode.ASYNC);
+		this.provider.setReleaseMode(RedisReleaseMode.ASYNC);
 		LockAttempt attempt = attempt("async-fail", LockType.MUTEX);
-		RedisLockProvider.RedisHeldLock held = granted(this.provider.tryAcquire(attempt));
+		RedisHeldLock held = granted(this.provider.tryAcquire(attempt));
 		String holder = RedisLockKeys.of(attempt.key(), LockType.MUTEX).holder();
 		// the holder key replaced by a list: the release script's GET fails with WRONGTYPE
 		this.redis.delete(holder);
@@ -209,7 +209,7 @@ class RedisNativeScriptsTests {
 		return new LockAttempt(this.prefix + key, type, 2, Duration.ofSeconds(30), UUID.randomUUID().toString());
 	}
 
-	private static RedisLockProvider.RedisHeldLock granted(AttemptOutcome<RedisLockProvider.RedisHeldLock> acquisition) {
+	private static RedisHeldLock granted(AttemptOutcome<RedisHeldLock> acquisition) {
 		assertThat(acquisition.isAcquired()).as("granted").isTrue();
 		return acquisition.lock();
 	}
