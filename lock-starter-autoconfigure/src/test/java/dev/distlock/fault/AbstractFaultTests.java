@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The faults every cross-process backend goes through, each in child JVMs running {@link FaultWorkerApp} on one
  * key, each judged by {@link FaultChecker}: the holder paused with SIGSTOP past its lease and resumed, the holder
@@ -92,7 +94,10 @@ abstract class AbstractFaultTests {
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 
@@ -115,7 +120,10 @@ abstract class AbstractFaultTests {
 			checker.checkOverlaps(false);
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 
@@ -144,7 +152,10 @@ abstract class AbstractFaultTests {
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 

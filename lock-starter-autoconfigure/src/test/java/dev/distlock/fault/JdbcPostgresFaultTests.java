@@ -12,6 +12,8 @@ import dev.distlock.test.TestServers;
 import dev.distlock.test.TestServers.JdbcServer;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The {@code jdbc} backend on PostgreSQL under the common faults, plus the server ending the provider's sessions
  * ({@code pg_terminate_backend}, as a restart or a failover would) while a holder holds. The shared server is
@@ -84,7 +86,10 @@ class JdbcPostgresFaultTests extends AbstractFaultTests {
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			checker.notes().add(terminated + " sessions terminated");
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 

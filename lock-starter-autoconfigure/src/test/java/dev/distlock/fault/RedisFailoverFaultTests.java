@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Timeout;
 
 import org.springframework.util.FileSystemUtils;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * A Redis replica promoted by failover: two {@code redis-server} processes of the test's own, the second a replica of
  * the first ({@code REPLICAOF}) through a {@link TcpProxy}, the children talking to the primary through another
@@ -110,7 +112,10 @@ class RedisFailoverFaultTests {
 			checker.checkFencing();
 			checker.checkNoHang(AbstractFaultTests.WAIT.plus(RedisFaultTests.CLIENT_TIMEOUT), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.util.FileSystemUtils;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The {@code redis} backend (Lua scripts over Lettuce) under the common faults, on a {@code redis-server} of its own,
  * plus that server killed and restarted empty while a holder holds.
@@ -83,7 +85,10 @@ class RedisFaultTests extends AbstractFaultTests {
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * {@code distlock.redis.wait-for-replicas} against the failover of {@link RedisFailoverFaultTests}: the same pair of
  * servers and proxies, the replication link cut while the children lock.
@@ -63,7 +65,10 @@ class RedisWaitForReplicasFailoverTests {
 			checker.checkNoHang(AbstractFaultTests.WAIT.plus(RedisFaultTests.CLIENT_TIMEOUT).plusMillis(200),
 					run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The {@code zookeeper} backend under the common faults, on an in-process server with a 500 ms tick (so a 2 s
  * session is allowed), plus an ensemble of three losing a follower and then its leader while a holder holds. A crashed
@@ -111,7 +113,10 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
-			run.report(checker);
+			long holds = run.record(checker);
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
+				.isEmpty();
+			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
 
