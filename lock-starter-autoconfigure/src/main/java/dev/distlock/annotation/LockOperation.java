@@ -202,18 +202,12 @@ public final class LockOperation {
 		return this.async;
 	}
 
-	/**
-	 * How the template holds the lock until an asynchronous result completes.
-	 * @return the hold, or {@code null} for synchronous methods
-	 */
+	/** @return how the template holds the lock until an asynchronous result completes; {@code null} if synchronous */
 	@Nullable AsyncHold<Object> asyncHold() {
 		return this.asyncHold;
 	}
 
-	/**
-	 * The Reactor type the method returns.
-	 * @return {@code MONO}, {@code FLUX}, or {@code null} for other return types
-	 */
+	/** @return the Reactor type the method returns: {@code MONO}, {@code FLUX}, or {@code null} for others */
 	@Nullable Reactive reactive() {
 		return this.reactive;
 	}
@@ -262,10 +256,7 @@ public final class LockOperation {
 		return this.fallback;
 	}
 
-	/**
-	 * The method as messages name it.
-	 * @return the description
-	 */
+	/** @return the method as messages name it */
 	public String description() {
 		return this.description;
 	}
