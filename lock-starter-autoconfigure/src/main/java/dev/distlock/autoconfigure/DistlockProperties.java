@@ -43,6 +43,13 @@ public class DistlockProperties {
 	 */
 	private LockSettings.LeaseLostAction onLeaseLost = LockSettings.LeaseLostAction.NOTIFY;
 
+	/**
+	 * Longest time one backend call may take when nothing tighter bounds it (a release, a renewal, a health check);
+	 * an acquisition's calls end by its wait's deadline plus this. Bounds distlock's own calls whatever the client
+	 * library's timeouts are; a shorter client timeout still applies.
+	 */
+	private Duration callTimeout = Duration.ofSeconds(1);
+
 	private final Watchdog watchdog = new Watchdog();
 
 	private final Wait wait = new Wait();
@@ -97,6 +104,14 @@ public class DistlockProperties {
 		return this.wait;
 	}
 
+	public Duration getCallTimeout() {
+		return this.callTimeout;
+	}
+
+	public void setCallTimeout(Duration callTimeout) {
+		this.callTimeout = callTimeout;
+	}
+
 	public Aop getAop() {
 		return this.aop;
 	}
@@ -113,7 +128,8 @@ public class DistlockProperties {
 			.withDefaultWait(this.defaultWait)
 			.withWatchdog(this.watchdog.getLease(), this.watchdog.getInterval())
 			.withOnLeaseLost(this.onLeaseLost)
-			.withBackoff(this.wait.getMinBackoff(), this.wait.getMaxBackoff(), this.wait.getFallbackPoll());
+			.withBackoff(this.wait.getMinBackoff(), this.wait.getMaxBackoff(), this.wait.getFallbackPoll())
+			.withCallTimeout(this.callTimeout);
 	}
 
 	/**

@@ -21,7 +21,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * The lease clock shared by every lease of a {@link LockTemplate}: one daemon thread that ticks while leases need it,
  * sends the watchdog renewals that fall due together to each backend as one batch
- * ({@link LockProvider#renew(java.util.List, Duration)}), and reports a watched lease lost when its time runs out.
+ * ({@link LockProvider#renewAll(java.util.List, Duration)}), and reports a watched lease lost when its time runs out.
  * Fixed leases nobody listens to never reach it: they are judged lazily by their own clock. Renewals run on a
  * small pool (one thread unless configured otherwise), never on the clock thread, so a backend call that hangs
  * delays no expiry; a renewal never blocks a release, and an answer that comes after the lease ran out counts as lost.
@@ -179,11 +179,11 @@ public final class LeaseRenewer implements AutoCloseable {
 		List held = new ArrayList<>(batch.size());
 		batch.forEach((lease) -> held.add(lease.held()));
 		this.batches.incrementAndGet();
-		boolean[] renewed;
+		RenewalOutcome[] outcomes;
 		try {
-			renewed = ((LockProvider) group.provider()).renew(held, group.lease());
+			outcomes = ((LockProvider) group.provider()).renewAll(held, group.lease());
 		}
-		catch (Exception ex) {
+		catch (RuntimeException ex) {
 			batch.forEach((lease) -> lease.renewalFailed(ex));
 			return;
 		}
@@ -193,7 +193,14 @@ public final class LeaseRenewer implements AutoCloseable {
 			throw ex;
 		}
 		for (int i = 0; i < batch.size(); i++) {
-			batch.get(i).renewalAnswered(renewed[i], sentNanos, group.lease());
+			RenewalOutcome outcome = outcomes[i];
+			Exception failure = outcome.failure();
+			if (failure != null) {
+				batch.get(i).renewalFailed(failure);
+			}
+			else {
+				batch.get(i).renewalAnswered(outcome.isRenewed(), sentNanos, group.lease());
+			}
 		}
 	}
 

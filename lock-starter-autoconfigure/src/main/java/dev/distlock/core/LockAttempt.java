@@ -26,6 +26,8 @@ public final class LockAttempt {
 
 	private final long ownerSequence;
 
+	private final long deadlineNanos;
+
 	private @Nullable String owner; // built on first use: in-JVM backends never need the string
 
 	private volatile long sentNanos;
@@ -45,17 +47,21 @@ public final class LockAttempt {
 	 * @param owner the unique owner token
 	 */
 	public LockAttempt(String key, LockType type, int permits, Duration lease, String owner) {
-		this(key, type, permits, lease, owner, -1);
+		this(key, type, permits, lease, owner, -1, System.nanoTime() + DEFAULT_CALL_BUDGET_NANOS);
 	}
 
-	LockAttempt(String key, LockType type, int permits, Duration lease, String ownerPrefix, long ownerSequence) {
+	LockAttempt(String key, LockType type, int permits, Duration lease, String ownerPrefix, long ownerSequence,
+			long deadlineNanos) {
 		this.key = key;
 		this.type = type;
 		this.permits = permits;
 		this.lease = lease;
 		this.ownerPrefix = ownerPrefix;
 		this.ownerSequence = ownerSequence;
+		this.deadlineNanos = deadlineNanos;
 	}
+
+	private static final long DEFAULT_CALL_BUDGET_NANOS = 1_000_000_000L;
 
 	/**
 	 * The full key, prefix included. Treat it as data: never splice it into a script, a query or a path unescaped.
@@ -79,6 +85,26 @@ public final class LockAttempt {
 	 */
 	public Duration lease() {
 		return this.lease;
+	}
+
+	/**
+	 * The latest moment, on the {@link System#nanoTime()} scale, at which any backend call made for this acquisition
+	 * may return: the wait's deadline plus {@code distlock.call-timeout}. A backend bounds each of its calls by it
+	 * (a command timeout, {@code Connection.setNetworkTimeout}, a future's {@code get(timeout)}), whatever the client
+	 * library's own timeouts are, and treats a call cut off there as one whose outcome is unknown. An attempt created
+	 * through the public constructor has one second.
+	 * @return the deadline of every call for this attempt
+	 */
+	public long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/**
+	 * What is left until {@link #deadlineNanos()}, never negative.
+	 * @return the time left for calls of this attempt
+	 */
+	public Duration callTimeLeft() {
+		return Duration.ofNanos(Math.max(0, this.deadlineNanos - System.nanoTime()));
 	}
 
 	/**

@@ -178,8 +178,8 @@ final class LockExecutor {
 		String prefix = this.settings.keyPrefix();
 		LockAttempt attempt = new LockAttempt(prefix.isEmpty() ? request.key() : prefix + request.key(), type,
 				request.permits(), HoldAtLeast.backendLease(request, fixed, this.settings.watchdogLease()),
-				this.ownerPrefix,
-				this.ownerSequence.incrementAndGet());
+				this.ownerPrefix, this.ownerSequence.incrementAndGet(),
+				deadline + LockWaiter.saturatedNanos(this.settings.callTimeout()));
 		ManagedLease<H> lease = new ManagedLease<>(this.leases, provider, attempt, request, fixed == null);
 		boolean queued = type.isExclusive() || !tryOnce;
 		H held;

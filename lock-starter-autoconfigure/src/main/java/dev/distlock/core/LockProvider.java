@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * must own their waiting (a place in a ZooKeeper or fair queue that must be kept between wake-ups) implement this
  * interface directly. Thin backends implement {@link TryOnceLockProvider} instead, which supplies one attempt and
  * an optional release notification and lets the core run the wait loop;</li>
- * <li>{@link #renew} and {@link #release}: owner-only, atomic; {@link #renew(List, Duration)} renews many leases in
+ * <li>{@link #renew} and {@link #release}: owner-only, atomic; {@link #renewAll(List, Duration)} renews many leases in
  * one backend call where the backend can;</li>
  * <li>{@link #abandon(LockAttempt)}: clean up after an attempt the core gave up on (a reply that was lost, a queue
  * place). The core calls it in the background, never on the caller's thread.</li>
@@ -78,18 +78,24 @@ public interface LockProvider<H extends HeldLock> {
 
 	/**
 	 * Renews many leases at once: what the watchdog sends when renewals fall due together. Override it where the
-	 * backend can do it in one round trip (a script, a pipeline, one statement); the default renews one by one.
+	 * backend can do it in one round trip (a script, a pipeline, one statement); the default renews one by one. Each
+	 * lease stands or falls on its own answer: a reply that failed (a shard or node down, a timeout) makes that lease's
+	 * outcome {@link RenewalOutcome#failed failed}, never the others'.
 	 * @param locks the held locks, at most a thousand
 	 * @param lease the new lease of each, from now
-	 * @return for each lock, in order, whether it was renewed ({@code false}: its owner no longer holds it)
-	 * @throws Exception if the backend failed; every outcome is then unknown
+	 * @return for each lock, in order, its outcome
 	 */
-	default boolean[] renew(List<H> locks, Duration lease) throws Exception {
-		boolean[] renewed = new boolean[locks.size()];
-		for (int i = 0; i < renewed.length; i++) {
-			renewed[i] = renew(locks.get(i), lease);
+	default RenewalOutcome[] renewAll(List<H> locks, Duration lease) {
+		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
+		for (int i = 0; i < outcomes.length; i++) {
+			try {
+				outcomes[i] = RenewalOutcome.of(renew(locks.get(i), lease));
+			}
+			catch (Exception ex) {
+				outcomes[i] = RenewalOutcome.failed(ex);
+			}
 		}
-		return renewed;
+		return outcomes;
 	}
 
 	/**

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.TryOnceLockProvider;
@@ -240,8 +241,18 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	/** Renews the leases in one JDBC batch on one connection, which the driver sends in one round trip. */
 	@Override
-	public boolean[] renew(List<JdbcHeldLock> locks, Duration lease) {
-		return this.renewals.renew(locks, lease, this::renew);
+	public RenewalOutcome[] renewAll(List<JdbcHeldLock> locks, Duration lease) {
+		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
+		try {
+			boolean[] renewed = this.renewals.renew(locks, lease, this::renew);
+			for (int i = 0; i < outcomes.length; i++) {
+				outcomes[i] = RenewalOutcome.of(renewed[i]);
+			}
+		}
+		catch (RuntimeException ex) {
+			java.util.Arrays.fill(outcomes, RenewalOutcome.failed(ex));
+		}
+		return outcomes;
 	}
 
 	@Override

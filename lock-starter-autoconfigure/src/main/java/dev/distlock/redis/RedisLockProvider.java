@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
@@ -273,8 +274,18 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	 * one connection (pipelined through {@code RedisTemplate} for other drivers).
 	 */
 	@Override
-	public boolean[] renew(List<RedisHeldLock> locks, Duration lease) {
-		return this.calls.renewAll(locks, digits(millis(lease)));
+	public RenewalOutcome[] renewAll(List<RedisHeldLock> locks, Duration lease) {
+		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
+		try {
+			boolean[] renewed = this.calls.renewAll(locks, digits(millis(lease)));
+			for (int i = 0; i < outcomes.length; i++) {
+				outcomes[i] = RenewalOutcome.of(renewed[i]);
+			}
+		}
+		catch (RuntimeException ex) {
+			java.util.Arrays.fill(outcomes, RenewalOutcome.failed(ex));
+		}
+		return outcomes;
 	}
 
 	@Override

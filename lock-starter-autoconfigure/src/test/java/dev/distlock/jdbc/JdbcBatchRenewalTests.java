@@ -9,6 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
@@ -77,12 +78,12 @@ class JdbcBatchRenewalTests {
 			holder.release(held.get(released));
 
 			borrowed.set(0);
-			boolean[] renewed = holder.renew(held, Duration.ofSeconds(30));
+			RenewalOutcome[] renewed = holder.renewAll(held, Duration.ofSeconds(30));
 			assertThat(borrowed).as("connections the batch borrowed").hasValue(1);
 
 			assertThat(renewed).hasSize(held.size());
 			for (int i = 0; i < renewed.length; i++) {
-				assertThat(renewed[i]).as("%s %s renewed", types.get(i), prefix + i)
+				assertThat(renewed[i].isRenewed()).as("%s %s renewed", types.get(i), prefix + i)
 					.isEqualTo(i != lost && i != released);
 			}
 			// past the first lease: only the renewed leases still keep the others out

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
 import dev.distlock.test.ManyWatchdogLeases;
@@ -38,8 +39,9 @@ class RedisBatchRenewalTests {
 		this.provider.release(gone);
 		this.provider.renew(held, Duration.ofSeconds(30)); // loads the scripts a pipeline cannot load itself
 		this.provider.renew(reader, Duration.ofSeconds(30));
-		boolean[] renewed = this.provider.renew(List.of(held, reader, gone), Duration.ofSeconds(30));
-		assertThat(renewed).as("renewed in one batch").containsExactly(true, true, false);
+		RenewalOutcome[] renewed = this.provider.renewAll(List.of(held, reader, gone), Duration.ofSeconds(30));
+		assertThat(renewed).as("renewed in one batch")
+			.containsExactly(RenewalOutcome.renewed(), RenewalOutcome.renewed(), RenewalOutcome.notHeld());
 		this.provider.release(held);
 		this.provider.release(reader);
 	}

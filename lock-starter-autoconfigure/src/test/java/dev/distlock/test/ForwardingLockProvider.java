@@ -3,6 +3,7 @@ package dev.distlock.test;
 import java.time.Duration;
 import java.util.Set;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
@@ -62,8 +63,8 @@ public abstract class ForwardingLockProvider implements TryOnceLockProvider<Held
 	}
 
 	@Override
-	public boolean[] renew(java.util.List<HeldLock> locks, Duration lease) throws Exception {
-		return this.delegate.renew(locks, lease);
+	public RenewalOutcome[] renewAll(java.util.List<HeldLock> locks, Duration lease) {
+		return this.delegate.renewAll(locks, lease);
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
@@ -83,8 +84,8 @@ public final class CountingLockProvider implements TryOnceLockProvider<HeldLock>
 	}
 
 	@Override
-	public boolean[] renew(List<HeldLock> locks, Duration lease) throws Exception {
-		return this.delegate.renew(locks, lease);
+	public RenewalOutcome[] renewAll(List<HeldLock> locks, Duration lease) {
+		return this.delegate.renewAll(locks, lease);
 	}
 
 	@Override

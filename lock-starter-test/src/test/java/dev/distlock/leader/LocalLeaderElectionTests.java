@@ -10,6 +10,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockContext;
 import dev.distlock.core.LockProvider;
@@ -219,9 +220,14 @@ class LocalLeaderElectionTests {
 		}
 
 		@Override
-		public boolean[] renew(List<HeldLock> locks, Duration lease) throws Exception {
-			this.thawed.await();
-			return super.renew(locks, lease);
+		public RenewalOutcome[] renewAll(List<HeldLock> locks, Duration lease) {
+			try {
+				this.thawed.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return super.renewAll(locks, lease);
 		}
 
 		@Override

@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LatchTemplate;
@@ -525,13 +526,13 @@ public abstract class AbstractCoordinationContractTests {
 		}
 
 		@Override
-		public boolean[] renew(List<HeldLock> locks, Duration lease) throws Exception {
+		public RenewalOutcome[] renewAll(List<HeldLock> locks, Duration lease) {
 			if (this.crashed.get()) {
-				boolean[] renewed = new boolean[locks.size()];
-				java.util.Arrays.fill(renewed, true);
+				RenewalOutcome[] renewed = new RenewalOutcome[locks.size()];
+				java.util.Arrays.fill(renewed, RenewalOutcome.renewed());
 				return renewed;
 			}
-			return super.renew(locks, lease);
+			return super.renewAll(locks, lease);
 		}
 
 		@Override
