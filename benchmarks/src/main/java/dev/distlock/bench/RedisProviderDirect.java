@@ -2,8 +2,8 @@ package dev.distlock.bench;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.redis.RedisLockProvider;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;

@@ -2,10 +2,10 @@ package dev.distlock.annotation;
 
 import java.util.function.Supplier;
 
-import dev.distlock.core.BusyCallback;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.callback.BusyCallback;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -17,8 +17,8 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * Runs a {@link DistributedLock @DistributedLock} method under its lock. It only resolves the call's key and picks
  * the callbacks (the method; the fallback, skip or exception when busy; the hold of an asynchronous result); the
- * template's one execution path ({@link LockTemplate#execute(LockRequest, dev.distlock.core.LockCallback,
- * BusyCallback, dev.distlock.core.AsyncHold)}) acquires, runs, judges the lease and releases. A lease lost while the
+ * template's one execution path ({@link LockTemplate#execute(LockRequest, dev.distlock.core.callback.LockCallback,
+ * BusyCallback, dev.distlock.core.callback.AsyncHold)}) acquires, runs, judges the lease and releases. A lease lost while the
  * method ran raises {@link dev.distlock.core.LockLostException} after it returned (added as suppressed to the
  * method's own exception if it threw). Methods returning Reactor {@code Mono} or {@code Flux} lock on subscription
  * instead (see {@link DistributedLock}).

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-import dev.distlock.core.AsyncHold;
 import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
+import dev.distlock.core.callback.AsyncHold;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ObjectUtils;
@@ -61,10 +61,15 @@ public final class LockOperation {
 
 	private final @Nullable Reactive reactive;
 
-	LockOperation(Method method, Class<?> targetClass, String name, LockKeyResolver.@Nullable CompiledKey key,
-			String keyExpression, LockType type, int permits, @Nullable Duration lease, @Nullable Duration waitTime,
-			@Nullable String provider, LockFailureAction onFailure, @Nullable Method fallback,
-			@Nullable AsyncResultHandler async, @Nullable Reactive reactive) {
+	/** Every call's request but its key, checked once by {@link LockRequest.Builder#build()} when it is built. */
+	private final LockRequest prototype;
+
+	private LockOperation(Builder builder) {
+		Method method = builder.method;
+		Class<?> targetClass = builder.targetClass;
+		String name = builder.name;
+		LockKeyResolver.CompiledKey key = builder.key;
+		AsyncResultHandler async = builder.async;
 		this.method = method;
 		this.targetClass = targetClass;
 		this.description = describe(method, targetClass);
@@ -77,18 +82,39 @@ public final class LockOperation {
 			this.namePrefix = name.isEmpty() ? "" : name + ":";
 		}
 		this.key = key;
-		this.keyExpression = keyExpression;
-		this.type = type;
-		this.permits = permits;
-		this.lease = lease;
-		this.waitTime = waitTime;
-		this.provider = provider;
-		this.onFailure = onFailure;
-		this.fallback = fallback;
+		this.keyExpression = builder.keyExpression;
+		this.type = builder.type;
+		this.permits = builder.permits;
+		this.lease = builder.lease;
+		this.waitTime = builder.waitTime;
+		this.provider = builder.provider;
+		this.onFailure = builder.onFailure;
+		this.fallback = builder.fallback;
 		this.async = async;
 		this.asyncHold = (async != null) ? (result, held, completion) -> async.whenComplete(result,
 				completion::complete) : null;
-		this.reactive = reactive;
+		this.reactive = builder.reactive;
+		// the key of a call is known only then; the prototype carries the expression as its label
+		String label = (key != null) ? this.namePrefix + this.keyExpression : this.namePrefix;
+		this.prototype = LockRequest.builder(label)
+			.name(this.metricName)
+			.type(this.type)
+			.permits(this.permits)
+			.lease(this.lease)
+			.waitTime(this.waitTime)
+			.provider(this.provider)
+			.holdAtLeast(builder.holdAtLeast)
+			.build();
+	}
+
+	/**
+	 * Starts an operation of a method.
+	 * @param method the annotated method
+	 * @param targetClass the class it is called on
+	 * @return a builder
+	 */
+	static Builder builder(Method method, Class<?> targetClass) {
+		return new Builder(method, targetClass);
 	}
 
 	/** Reactor return types, whose lock is taken on subscription and held until they terminate. */
@@ -159,15 +185,7 @@ public final class LockOperation {
 	 * @return the request
 	 */
 	public LockRequest request(String key) {
-		return LockRequest.builder(key)
-			.name(this.metricName)
-			.type(this.type)
-			.permits(this.permits)
-			.lease(this.lease)
-			.waitTime(this.waitTime)
-			.provider(this.provider)
-			.holdAtLeast(this.holdAtLeast)
-			.build();
+		return this.prototype.withKey(key);
 	}
 
 	/**
@@ -202,12 +220,18 @@ public final class LockOperation {
 		return this.async;
 	}
 
-	/** @return how the template holds the lock until an asynchronous result completes; {@code null} if synchronous */
+	/**
+	 * How the template holds the lock until an asynchronous result completes.
+	 * @return the hold, or {@code null} for a synchronous method
+	 */
 	@Nullable AsyncHold<Object> asyncHold() {
 		return this.asyncHold;
 	}
 
-	/** @return the Reactor type the method returns: {@code MONO}, {@code FLUX}, or {@code null} for others */
+	/**
+	 * The Reactor type the method returns.
+	 * @return {@code MONO}, {@code FLUX}, or {@code null} for other return types
+	 */
 	@Nullable Reactive reactive() {
 		return this.reactive;
 	}
@@ -256,7 +280,10 @@ public final class LockOperation {
 		return this.fallback;
 	}
 
-	/** @return the method as messages name it */
+	/**
+	 * How messages name the method.
+	 * @return the target class, the method and its parameter types
+	 */
 	public String description() {
 		return this.description;
 	}
@@ -265,11 +292,6 @@ public final class LockOperation {
 	public String toString() {
 		return "LockOperation[" + this.description + ", key=" + ((this.key != null) ? this.namePrefix + "{"
 				+ this.keyExpression + "}" : this.namePrefix) + ", type=" + this.type + "]";
-	}
-
-	private @Nullable Duration holdAtLeast; // set once while it is built, before it is published
-	void holdAtLeast(@Nullable Duration holdAtLeast) {
-		this.holdAtLeast = holdAtLeast;
 	}
 
 	/**
@@ -292,6 +314,99 @@ public final class LockOperation {
 					+ this.description + " gave no key (an empty collection); the method was not run");
 		}
 		return request(keys.get(0)).toBuilder().keys(keys).build();
+	}
+
+	/**
+	 * Collects what {@link LockOperationSource} read off the annotation; {@link #build()} checks the request through
+	 * {@link LockRequest.Builder#build()}, the one place requests are checked.
+	 */
+	static final class Builder {
+
+		private final Method method;
+
+		private final Class<?> targetClass;
+
+		private String name = "";
+
+		private LockKeyResolver.@Nullable CompiledKey key;
+
+		private String keyExpression = "";
+
+		private LockType type = LockType.MUTEX;
+
+		private int permits = 1;
+
+		private @Nullable Duration lease;
+
+		private @Nullable Duration waitTime;
+
+		private @Nullable Duration holdAtLeast;
+
+		private @Nullable String provider;
+
+		private LockFailureAction onFailure = LockFailureAction.THROW;
+
+		private @Nullable Method fallback;
+
+		private @Nullable AsyncResultHandler async;
+
+		private @Nullable Reactive reactive;
+
+		private Builder(Method method, Class<?> targetClass) {
+			this.method = method;
+			this.targetClass = targetClass;
+		}
+
+		Builder name(String name) {
+			this.name = name;
+			return this;
+		}
+
+		Builder key(LockKeyResolver.@Nullable CompiledKey key, String expression) {
+			this.key = key;
+			this.keyExpression = expression;
+			return this;
+		}
+
+		Builder type(LockType type, int permits) {
+			this.type = type;
+			this.permits = permits;
+			return this;
+		}
+
+		Builder times(@Nullable Duration lease, @Nullable Duration waitTime, @Nullable Duration holdAtLeast) {
+			this.lease = lease;
+			this.waitTime = waitTime;
+			this.holdAtLeast = holdAtLeast;
+			return this;
+		}
+
+		Builder provider(@Nullable String provider) {
+			this.provider = provider;
+			return this;
+		}
+
+		Builder onFailure(LockFailureAction onFailure, @Nullable Method fallback) {
+			this.onFailure = onFailure;
+			this.fallback = fallback;
+			return this;
+		}
+
+		Builder result(@Nullable AsyncResultHandler async, @Nullable Reactive reactive) {
+			this.async = async;
+			this.reactive = reactive;
+			return this;
+		}
+
+		/**
+		 * Builds the operation.
+		 * @return the operation
+		 * @throws dev.distlock.core.LockConfigurationException if the request it makes is refused
+		 */
+		LockOperation build() {
+			return new LockOperation(this);
+		}
+
 	}
 
 }

@@ -10,9 +10,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -148,9 +148,6 @@ public class LockOperationSource {
 		String expression = annotation.key().trim();
 		LockKeyResolver.CompiledKey key = expression.isEmpty() ? null
 				: this.keyResolver.get().compile(expression, specific, targetClass);
-		LockOperation operation = new LockOperation(specific, targetClass, annotation.name().trim(), key, expression,
-				type, permits, lease, waitTime, provider.isEmpty() ? null : provider, onFailure, fallback, async,
-				reactive);
 		Duration holdAtLeast = duration("holdAtLeast", annotation.holdAtLeast(), where);
 		if (holdAtLeast != null && holdAtLeast.isNegative()) {
 			throw new LockConfigurationException(
@@ -161,15 +158,21 @@ public class LockOperationSource {
 					+ "' is longer than the fixed lease '" + annotation.lease()
 					+ "', which would free the lock before the hold ends");
 		}
-		operation.holdAtLeast(holdAtLeast);
 		try {
-			// anything LockRequest refuses that the checks above missed, found now rather than on the first call
-			operation.request("startup-check");
+			// the request is checked where every request is, now rather than on the first call
+			return LockOperation.builder(specific, targetClass)
+				.name(annotation.name().trim())
+				.key(key, expression)
+				.type(type, permits)
+				.times(lease, waitTime, holdAtLeast)
+				.provider(provider.isEmpty() ? null : provider)
+				.onFailure(onFailure, fallback)
+				.result(async, reactive)
+				.build();
 		}
 		catch (LockConfigurationException ex) {
 			throw new LockConfigurationException(where + ": " + ex.getMessage(), ex);
 		}
-		return operation;
 	}
 
 	private static void checkProxyable(Method method, String where) {

@@ -3,12 +3,12 @@ package dev.distlock.annotation;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.function.Supplier;
 
-import dev.distlock.core.AsyncHold;
-import dev.distlock.core.BusyCallback;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.callback.AsyncHold;
+import dev.distlock.core.callback.BusyCallback;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -22,7 +22,7 @@ import org.springframework.aop.ProxyMethodInvocation;
 /**
  * Locking for methods returning {@code Mono} or {@code Flux}, through the template's one execution path: nothing
  * happens when the method is called except capturing the call; each subscription evaluates the key and runs
- * {@link LockTemplate#execute(LockRequest, dev.distlock.core.LockCallback, BusyCallback, AsyncHold)} on a
+ * {@link LockTemplate#execute(LockRequest, dev.distlock.core.callback.LockCallback, BusyCallback, AsyncHold)} on a
  * bounded-elastic thread (acquiring may block), which assembles the method's publisher with the lease current in
  * {@link dev.distlock.core.LockContext} and hands the hold to this class's {@link AsyncHold}: the publisher runs with
  * the lease in the Reactor context under {@code Lease.class}, and the lock is released when it completes, fails or

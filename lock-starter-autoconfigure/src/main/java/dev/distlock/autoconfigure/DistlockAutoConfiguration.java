@@ -2,12 +2,11 @@ package dev.distlock.autoconfigure;
 
 import java.util.List;
 
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockListener;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.local.LocalLockProvider;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,18 +39,12 @@ public final class DistlockAutoConfiguration {
 		return properties.toSettings();
 	}
 
-	@Bean(destroyMethod = "close")
-	@ConditionalOnMissingBean
-	LeaseRenewer distlockLeaseRenewer(DistlockProperties properties) {
-		return new LeaseRenewer(properties.getWatchdog().getThreads());
-	}
-
 	@Bean
 	@ConditionalOnMissingBean
 	LockTemplate lockTemplate(ObjectProvider<LockProvider<?>> providers, DistlockProperties properties,
-			LockSettings settings, LeaseRenewer renewer, ObjectProvider<LockListener> listeners) {
+			LockSettings settings, ObjectProvider<LockListener> listeners) {
 		List<LockProvider<?>> available = providers.orderedStream().toList();
-		return new LockTemplate(available, chooseDefault(properties.getProvider(), available), settings, renewer,
+		return new LockTemplate(available, chooseDefault(properties.getProvider(), available), settings,
 				listeners.orderedStream().toList());
 	}
 

@@ -3,8 +3,8 @@ package dev.distlock.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.observability.LockProviderHealthIndicator;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,12 +1,13 @@
 package dev.distlock.autoconfigure;
 
 import java.util.List;
+
 import javax.sql.DataSource;
 
-import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LatchProvider;
 import dev.distlock.jdbc.JdbcLatchProvider;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.local.LocalLatchProvider;

@@ -127,6 +127,7 @@ public class DistlockProperties {
 			.withDefaultLease(this.defaultLease)
 			.withDefaultWait(this.defaultWait)
 			.withWatchdog(this.watchdog.getLease(), this.watchdog.getInterval())
+			.withWatchdogThreads(this.watchdog.getThreads())
 			.withOnLeaseLost(this.onLeaseLost)
 			.withBackoff(this.wait.getMinBackoff(), this.wait.getMaxBackoff(), this.wait.getFallbackPoll())
 			.withCallTimeout(this.callTimeout);
@@ -150,7 +151,7 @@ public class DistlockProperties {
 		/**
 		 * Threads of the shared renewal scheduler.
 		 */
-		private int threads = 2;
+		private int threads = 1;
 
 		public Duration getLease() {
 			return this.lease;

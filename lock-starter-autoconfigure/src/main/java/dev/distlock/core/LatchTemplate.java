@@ -2,6 +2,9 @@ package dev.distlock.core;
 
 import java.time.Duration;
 
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LatchWaiter;
+
 /**
  * A distributed countdown latch beside the locks: one process sets a count ({@link #trySetCount}), any process counts
  * it down ({@link #countDown}), and any process waits for zero ({@link #await}). The count lives in the backend, so it
@@ -119,7 +122,7 @@ public class LatchTemplate {
 		if (timeout.isNegative()) {
 			throw new LockConfigurationException("Wait for latch '" + name + "' must not be negative, was " + timeout);
 		}
-		LatchWaiter waiter = new LatchWaiter(System.nanoTime() + LockWaiter.saturatedNanos(timeout), this.settings);
+		LatchWaiter waiter = LatchWaiter.within(timeout, this.settings);
 		try {
 			return this.provider.await(latch, waiter);
 		}

@@ -25,12 +25,4 @@ import org.jspecify.annotations.Nullable;
 public record LeaseSnapshot(String key, @Nullable String name, LockType type, String provider, long fencingToken, String owner,
 		String holderThread, Instant acquiredAt, Instant expiresAt, long renewals, boolean watchdog, boolean valid,
 		@Nullable String lostReason) {
-
-	static LeaseSnapshot of(ManagedLease<?> lease) {
-		Instant acquiredAt = Instant.now().minusNanos(System.nanoTime() - lease.acquiredNanos());
-		return new LeaseSnapshot(lease.key(), lease.name(), lease.type(), lease.provider().name(), lease.fencingToken(),
-				lease.attempt().owner(), lease.ownerThread().getName(), acquiredAt, lease.expiresAt(),
-				lease.renewals(), lease.isWatchdog(), lease.isValid(), lease.lostReason());
-	}
-
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * for a blank key, a key longer than {@link #MAX_KEY_LENGTH}, a negative or zero lease, a negative wait, or permits
  * below one.
  * <p>
- * A {@code null} lease means "hold until released": the {@link LeaseRenewer} watchdog renews a short backend lease
+ * A {@code null} lease means "hold until released": the watchdog renews a short backend lease
  * until the lock is released, so a dead holder's lock frees itself. A {@code null} wait time means the configured
  * default ({@code distlock.default-wait}); {@link Duration#ZERO} means "try once".
  *
@@ -100,12 +101,18 @@ public final class LockRequest {
 		return this.waitTime;
 	}
 
-	/** @return the permits of a SEMAPHORE (the most holders at once); 1 for other types */
+	/**
+	 * The permits of a SEMAPHORE: the most holders at once.
+	 * @return the permits; 1 for other types
+	 */
 	public int permits() {
 		return this.permits;
 	}
 
-	/** @return the provider (backend) to use, or {@code null} for the default one */
+	/**
+	 * The provider (backend) to use.
+	 * @return its name, or {@code null} for the default one
+	 */
 	public @Nullable String provider() {
 		return this.provider;
 	}
@@ -117,6 +124,31 @@ public final class LockRequest {
 	 */
 	public @Nullable String name() {
 		return this.name;
+	}
+
+	/**
+	 * This request for another key, every other setting kept: what a caller that locks many keys alike (an annotated
+	 * method, an integration) builds once and then aims at each call's key. Only the key is checked. A request of
+	 * several keys becomes one of this key alone.
+	 * @param key the lock key
+	 * @return the request
+	 * @throws LockConfigurationException if the key is blank or too long
+	 */
+	public LockRequest withKey(String key) {
+		Builder.checkKey(key);
+		return new LockRequest(key, this);
+	}
+
+	private LockRequest(String key, LockRequest settings) {
+		this.key = key;
+		this.type = settings.type;
+		this.lease = settings.lease;
+		this.waitTime = settings.waitTime;
+		this.permits = settings.permits;
+		this.provider = settings.provider;
+		this.name = settings.name;
+		this.holdAtLeast = settings.holdAtLeast;
+		this.keys = null;
 	}
 
 	/**
@@ -141,7 +173,10 @@ public final class LockRequest {
 				+ ", holdAtLeast=" + this.holdAtLeast + "]";
 	}
 
-	/** @return the shortest time the lock stays taken ({@link Builder#holdAtLeast(Duration)}), or {@code null} */
+	/**
+	 * The shortest time the lock stays taken after it was acquired ({@link Builder#holdAtLeast(Duration)}).
+	 * @return the hold, or {@code null} for none
+	 */
 	public @Nullable Duration holdAtLeast() {
 		return this.holdAtLeast;
 	}
@@ -154,7 +189,10 @@ public final class LockRequest {
 		return (this.keys != null) ? this.keys : List.of(this.key);
 	}
 
-	/** @return whether several keys are locked together ({@link Builder#keys(Collection)}) */
+	/**
+	 * Whether several keys are locked together ({@link Builder#keys(Collection)}).
+	 * @return {@code true} for a multi-key request
+	 */
 	public boolean isMultiKey() {
 		return this.keys != null;
 	}
@@ -279,16 +317,77 @@ public final class LockRequest {
 		 * @throws LockConfigurationException if a value is out of range
 		 */
 		public LockRequest build() {
-			List<String> sorted = (this.keys != null) ? MultiKeyLocks.sortedKeys(this.keys) : null;
+			List<String> sorted = (this.keys != null) ? sortedKeys(this.keys) : null;
 			if (sorted != null) {
 				this.key = String.join(",", sorted);
 			}
 			this.sortedKeys = (sorted != null && sorted.size() > 1) ? sorted : null;
-			LockRequestChecks.check(this.key, this.type, this.lease, this.waitTime, this.permits);
-			this.provider = LockRequestChecks.blankToNull(this.provider);
-			this.name = LockRequestChecks.blankToNull(this.name);
-			HoldAtLeast.validate(this.key, this.holdAtLeast, this.lease);
+			check();
+			this.provider = blankToNull(this.provider);
+			this.name = blankToNull(this.name);
 			return new LockRequest(this);
+		}
+
+		/** The one place a request is checked; each failure names the lock and the value. */
+		private void check() {
+			String key = this.key;
+			checkKey(key);
+			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
+				throw new LockConfigurationException("Lease of lock '" + key + "' must be positive, was " + this.lease);
+			}
+			if (this.waitTime != null && this.waitTime.isNegative()) {
+				throw new LockConfigurationException(
+						"Wait time of lock '" + key + "' must not be negative, was " + this.waitTime);
+			}
+			if (this.permits < 1) {
+				throw new LockConfigurationException(
+						"Permits of lock '" + key + "' must be at least 1, was " + this.permits);
+			}
+			if (this.type != LockType.SEMAPHORE && this.permits != 1) {
+				throw new LockConfigurationException("Permits apply to SEMAPHORE only; lock '" + key + "' is "
+						+ this.type + " with permits=" + this.permits);
+			}
+			Duration hold = this.holdAtLeast;
+			if (hold != null && hold.isNegative()) {
+				throw new LockConfigurationException(
+						"Hold-at-least of lock '" + key + "' must not be negative, was " + hold);
+			}
+			if (hold != null && this.lease != null && hold.compareTo(this.lease) > 0) {
+				throw new LockConfigurationException("Hold-at-least of lock '" + key + "' (" + hold
+						+ ") must not be longer than its fixed lease (" + this.lease
+						+ "): the backend would free the lock before the hold ends");
+			}
+		}
+
+		private static void checkKey(@Nullable String key) {
+			if (key == null || key.isBlank()) {
+				throw new LockConfigurationException("Lock key must not be null or blank");
+			}
+			if (key.length() > MAX_KEY_LENGTH) {
+				throw new LockConfigurationException("Lock key must be at most " + MAX_KEY_LENGTH
+						+ " characters, was " + key.length() + " ('" + key.substring(0, 40)
+						+ "...'); hash long values into the key");
+			}
+		}
+
+		private static @Nullable String blankToNull(@Nullable String value) {
+			return (value != null && value.isBlank()) ? null : value;
+		}
+
+		/** The keys of a multi-key request in lock order: sorted and distinct. */
+		private static List<String> sortedKeys(Collection<String> keys) {
+			if (keys.isEmpty()) {
+				throw new LockConfigurationException("A multi-key lock needs at least one key, got none");
+			}
+			TreeSet<String> sorted = new TreeSet<>();
+			for (String each : keys) {
+				if (each == null || each.isBlank()) {
+					throw new LockConfigurationException(
+							"Keys of a multi-key lock must not be null or blank, got " + keys);
+				}
+				sorted.add(each);
+			}
+			return List.copyOf(sorted);
 		}
 
 	}

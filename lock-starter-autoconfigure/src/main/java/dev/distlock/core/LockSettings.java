@@ -18,13 +18,14 @@ import org.jspecify.annotations.Nullable;
  * @param minBackoff first poll interval of a waiter without release notifications
  * @param maxBackoff longest poll interval of a waiter without release notifications
  * @param fallbackPoll longest sleep of a waiter with release notifications (bounds the cost of a lost message)
+ * @param watchdogThreads how many renewal batches may be in flight at once (the lease clock's thread comes on top)
  * @param callTimeout longest time one backend call may take when nothing tighter bounds it: a release, a renewal, a
  * health check; an acquisition's calls end by its wait's deadline plus this. It bounds distlock's own calls whatever
  * the client library's timeouts are; a shorter client timeout still applies
  * @since 0.1.0
  */
 public record LockSettings(String keyPrefix, @Nullable Duration defaultLease, Duration defaultWait,
-		Duration watchdogLease, Duration watchdogInterval, LeaseLostAction onLeaseLost, Duration minBackoff,
+		Duration watchdogLease, Duration watchdogInterval, int watchdogThreads, LeaseLostAction onLeaseLost, Duration minBackoff,
 		Duration maxBackoff, Duration fallbackPoll, Duration callTimeout) {
 
 	/**
@@ -50,6 +51,10 @@ public record LockSettings(String keyPrefix, @Nullable Duration defaultLease, Du
 			throw new LockConfigurationException("distlock.watchdog.interval (" + watchdogInterval
 					+ ") must be shorter than distlock.watchdog.lease (" + watchdogLease + ")");
 		}
+		if (watchdogThreads < 1) {
+			throw new LockConfigurationException(
+					"distlock.watchdog.threads must be at least 1, was " + watchdogThreads);
+		}
 		Objects.requireNonNull(onLeaseLost, "onLeaseLost");
 		positive("distlock.wait.min-backoff", minBackoff);
 		positive("distlock.wait.max-backoff", maxBackoff);
@@ -62,29 +67,29 @@ public record LockSettings(String keyPrefix, @Nullable Duration defaultLease, Du
 	}
 
 	/**
-	 * The defaults: prefix {@code lock:}, watchdog lease 30 s renewed every 10 s, default wait 10 s, backoff 5 ms to
+	 * The defaults: prefix {@code lock:}, watchdog lease 30 s renewed every 10 s by one renewal thread, default wait 10 s, backoff 5 ms to
 	 * 200 ms, fallback poll 500 ms, call timeout 1 s.
 	 * @return the default settings
 	 */
 	public static LockSettings defaults() {
-		return new LockSettings("lock:", null, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
+		return new LockSettings("lock:", null, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10), 1,
 				LeaseLostAction.NOTIFY, Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofMillis(500),
 				Duration.ofSeconds(1));
 	}
 
 	public LockSettings withKeyPrefix(String keyPrefix) {
 		return new LockSettings(keyPrefix, this.defaultLease, this.defaultWait, this.watchdogLease,
-				this.watchdogInterval, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
+				this.watchdogInterval, this.watchdogThreads, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
 	}
 
 	public LockSettings withDefaultLease(@Nullable Duration defaultLease) {
 		return new LockSettings(this.keyPrefix, defaultLease, this.defaultWait, this.watchdogLease,
-				this.watchdogInterval, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
+				this.watchdogInterval, this.watchdogThreads, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
 	}
 
 	public LockSettings withDefaultWait(Duration defaultWait) {
 		return new LockSettings(this.keyPrefix, this.defaultLease, defaultWait, this.watchdogLease,
-				this.watchdogInterval, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
+				this.watchdogInterval, this.watchdogThreads, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
 	}
 
 	/**
@@ -95,18 +100,29 @@ public record LockSettings(String keyPrefix, @Nullable Duration defaultLease, Du
 	 */
 	public LockSettings withWatchdog(Duration lease, @Nullable Duration interval) {
 		return new LockSettings(this.keyPrefix, this.defaultLease, this.defaultWait, lease,
-				(interval != null) ? interval : lease.dividedBy(3), this.onLeaseLost, this.minBackoff,
+				(interval != null) ? interval : lease.dividedBy(3), this.watchdogThreads, this.onLeaseLost, this.minBackoff,
 				this.maxBackoff, this.fallbackPoll, this.callTimeout);
 	}
 
 	public LockSettings withOnLeaseLost(LeaseLostAction onLeaseLost) {
 		return new LockSettings(this.keyPrefix, this.defaultLease, this.defaultWait, this.watchdogLease,
-				this.watchdogInterval, onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
+				this.watchdogInterval, this.watchdogThreads, onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll, this.callTimeout);
 	}
 
 	public LockSettings withBackoff(Duration minBackoff, Duration maxBackoff, Duration fallbackPoll) {
 		return new LockSettings(this.keyPrefix, this.defaultLease, this.defaultWait, this.watchdogLease,
-				this.watchdogInterval, this.onLeaseLost, minBackoff, maxBackoff, fallbackPoll, this.callTimeout);
+				this.watchdogInterval, this.watchdogThreads, this.onLeaseLost, minBackoff, maxBackoff, fallbackPoll, this.callTimeout);
+	}
+
+	/**
+	 * Sets how many renewal batches may be in flight at once.
+	 * @param threads the renewal threads, at least one
+	 * @return new settings
+	 */
+	public LockSettings withWatchdogThreads(int threads) {
+		return new LockSettings(this.keyPrefix, this.defaultLease, this.defaultWait, this.watchdogLease,
+				this.watchdogInterval, threads, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll,
+				this.callTimeout);
 	}
 
 	/**
@@ -116,7 +132,7 @@ public record LockSettings(String keyPrefix, @Nullable Duration defaultLease, Du
 	 */
 	public LockSettings withCallTimeout(Duration callTimeout) {
 		return new LockSettings(this.keyPrefix, this.defaultLease, this.defaultWait, this.watchdogLease,
-				this.watchdogInterval, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll,
+				this.watchdogInterval, this.watchdogThreads, this.onLeaseLost, this.minBackoff, this.maxBackoff, this.fallbackPoll,
 				callTimeout);
 	}
 

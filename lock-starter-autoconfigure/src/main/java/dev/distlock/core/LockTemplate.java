@@ -2,19 +2,23 @@ package dev.distlock.core;
 
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
+import dev.distlock.core.callback.AsyncHold;
+import dev.distlock.core.callback.BusyCallback;
+import dev.distlock.core.callback.LockCallback;
+import dev.distlock.core.internal.LockExecutor;
+import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The entry point for locking in code: {@link #execute(String, Callable)} runs a callback under a lock,
- * {@link #acquire(LockRequest)} and {@link #tryAcquire(LockRequest)} hand out a {@link Lease} to release later,
- * from any thread.
+ * The entry point for locking in code ({@link LockOperations}): {@link #execute(String, Callable)} runs a callback
+ * under a lock, {@link #acquire(LockRequest)} and {@link #tryAcquire(LockRequest)} hand out a {@link Lease} to release
+ * later, from any thread.
  * <p>
  * Semantics, on every backend: one holder per key for MUTEX, FAIR and WRITE while leases are valid; READ shares with
  * READ only; SEMAPHORE admits {@code permits} holders. The thread holding a MUTEX, FAIR, READ or WRITE lock
@@ -25,26 +29,26 @@ import org.jspecify.annotations.Nullable;
  * lock is free to everyone, in this instance and in others: a lease that ends without a release (it ran out, or it
  * was lost) frees the local queue too. Every acquisition carries a fencing token that strictly increases per lock.
  * <p>
- * Thread-safe; one instance serves the whole application.
+ * Besides the operations, the template offers what integrations and operators need: the one execution path with
+ * callbacks ({@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}), the providers, the leases held
+ * now and a forced release. Thread-safe; one instance serves the whole application.
  *
  * @since 0.1.0
  */
-public class LockTemplate implements AutoCloseable {
+public class LockTemplate implements LockOperations, AutoCloseable {
 
 	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
-
-	private final ProviderRegistry providers;
 
 	private final LockSettings settings;
 
 	private final LockExecutor executor;
 
 	/**
-	 * Creates a template over one provider with default settings and its own renewer.
+	 * Creates a template over one provider with default settings.
 	 * @param provider the backend
 	 */
 	public LockTemplate(LockProvider<?> provider) {
-		this(List.of(provider), provider.name(), LockSettings.defaults(), new LeaseRenewer(), List.of());
+		this(List.of(provider), provider.name(), LockSettings.defaults(), List.of());
 	}
 
 	/**
@@ -52,41 +56,16 @@ public class LockTemplate implements AutoCloseable {
 	 * @param providers the backends, by distinct {@link LockProvider#name() names}
 	 * @param defaultProvider the name of the one used when a request names none
 	 * @param settings defaults and tuning
-	 * @param renewer the lease clock (closed with this template)
 	 * @param listeners observers of every acquisition, release, renewal and loss
 	 * @throws LockConfigurationException if there is no provider, names clash or the default is unknown
 	 */
 	public LockTemplate(Collection<? extends LockProvider<?>> providers, String defaultProvider, LockSettings settings,
-			LeaseRenewer renewer, List<? extends LockListener> listeners) {
-		this.providers = new ProviderRegistry(providers, defaultProvider);
+			List<? extends LockListener> listeners) {
 		this.settings = settings;
-		this.executor = new LockExecutor(this.providers, settings, renewer, listeners);
+		this.executor = new LockExecutor(providers, defaultProvider, settings, listeners);
 	}
 
-	/**
-	 * Runs the action under a MUTEX on the key, with the configured defaults for lease and wait.
-	 * @param <T> the result type
-	 * @param key the lock key
-	 * @param action the guarded action
-	 * @return the action's result
-	 * @throws LockAcquisitionException if the lock could not be acquired within the default wait
-	 * @throws LockLostException if the lease was lost while the action ran (after the action completed)
-	 */
-	public <T> T execute(String key, Callable<T> action) {
-		return execute(LockRequest.of(key), action);
-	}
-
-	/**
-	 * Runs the action under the requested lock and releases it afterwards, also when the action throws. Inside the
-	 * action {@link LockContext#currentLease()} is the lease. Runtime exceptions and errors from the action propagate
-	 * unchanged; a checked exception is wrapped in an {@link UndeclaredThrowableException}.
-	 * @param <T> the result type
-	 * @param request what to lock
-	 * @param action the guarded action
-	 * @return the action's result
-	 * @throws LockAcquisitionException if the lock could not be acquired within the wait time
-	 * @throws LockLostException if the lease was lost or ran out while the action ran (after the action completed)
-	 */
+	@Override
 	@SuppressWarnings("NullAway")
 	public <T> T execute(LockRequest request, Callable<T> action) {
 		try {
@@ -101,10 +80,11 @@ public class LockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * The one execution path every integration uses: acquires the requested lock, runs {@code action} with the lease
-	 * current in {@link LockContext}, and releases when it returns or throws, or, if {@code async} is given and the
-	 * action returned a value, when {@code async} completes that value. A lease lost (or out of time) while the action
-	 * ran raises {@link LockLostException} when it ends, added as suppressed to the action's own exception if it threw.
+	 * The one execution path every integration uses (the annotation, reactive and asynchronous results, Kotlin,
+	 * leader election): acquires the requested lock, runs {@code action} with the lease current in
+	 * {@link LockContext}, and releases when it returns or throws, or, if {@code async} is given and the action
+	 * returned a value, when {@code async} completes that value. A lease lost (or out of time) while the action ran
+	 * raises {@link LockLostException} when it ends, added as suppressed to the action's own exception if it threw.
 	 * When the lock stays busy for the whole wait, {@code busy} answers.
 	 * @param <T> the result type
 	 * @param request what to lock
@@ -120,34 +100,7 @@ public class LockTemplate implements AutoCloseable {
 		return this.executor.execute(request, action, busy, async);
 	}
 
-	/**
-	 * Runs the action under a MUTEX on the key; see {@link #execute(LockRequest, Callable)}.
-	 * @param key the lock key
-	 * @param action the guarded action
-	 */
-	public void run(String key, Runnable action) {
-		run(LockRequest.of(key), action);
-	}
-
-	/**
-	 * Runs the action under the requested lock; see {@link #execute(LockRequest, Callable)}.
-	 * @param request what to lock
-	 * @param action the guarded action
-	 */
-	public void run(LockRequest request, Runnable action) {
-		execute(request, () -> {
-			action.run();
-			return null;
-		});
-	}
-
-	/**
-	 * Acquires the requested lock, waiting up to its wait time.
-	 * @param request what to lock
-	 * @return the lease; release it (or close it) when done
-	 * @throws LockAcquisitionException if the wait time ran out or the backend failed
-	 * @throws LockConfigurationException if the provider is unknown or lacks the type
-	 */
+	@Override
 	public Lease acquire(LockRequest request) {
 		Lease lease = this.executor.acquire(request);
 		if (lease == null) {
@@ -156,25 +109,14 @@ public class LockTemplate implements AutoCloseable {
 		return lease;
 	}
 
-	/**
-	 * Acquires the requested lock if it can be had within the request's wait time.
-	 * @param request what to lock
-	 * @return the lease, or empty if the wait time ran out
-	 * @throws LockAcquisitionException if the backend failed or the thread was interrupted
-	 * @throws LockConfigurationException if the provider is unknown or lacks the type
-	 */
+	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
 		return Optional.ofNullable(this.executor.acquire(request));
 	}
 
-	/**
-	 * Throws if the lease was lost, or ran out by its own clock, while held: what {@code execute} checks when the
-	 * work ends, for code that acquires and releases itself.
-	 * @param lease the lease
-	 * @throws LockLostException if the lease was lost
-	 */
+	@Override
 	public void checkNotLost(Lease lease) {
-		LockLostException lost = LockExecutor.lossOf(lease);
+		LockLostException lost = this.executor.lossOf(lease);
 		if (lost != null) {
 			throw lost;
 		}
@@ -197,7 +139,7 @@ public class LockTemplate implements AutoCloseable {
 	 * @throws LockConfigurationException if the request names an unknown provider
 	 */
 	public LockProvider<?> provider(LockRequest request) {
-		return this.providers.get(request.provider());
+		return this.executor.provider(request.provider());
 	}
 
 	/**
@@ -207,7 +149,7 @@ public class LockTemplate implements AutoCloseable {
 	 * @throws LockConfigurationException if there is none of that name
 	 */
 	public LockProvider<?> provider(String name) {
-		return this.providers.get(name);
+		return this.executor.provider(name);
 	}
 
 	/**
@@ -215,7 +157,7 @@ public class LockTemplate implements AutoCloseable {
 	 * @return the providers
 	 */
 	public Map<String, LockProvider<?>> providers() {
-		return this.providers.byName();
+		return this.executor.providers();
 	}
 
 	/**
@@ -223,9 +165,13 @@ public class LockTemplate implements AutoCloseable {
 	 * @return the default provider
 	 */
 	public LockProvider<?> defaultProvider() {
-		return this.providers.defaultProvider();
+		return this.executor.provider(null);
 	}
 
+	/**
+	 * The settings this template works with.
+	 * @return the settings
+	 */
 	public LockSettings settings() {
 		return this.settings;
 	}
@@ -235,11 +181,7 @@ public class LockTemplate implements AutoCloseable {
 	 * @return snapshots of the held leases
 	 */
 	public List<LeaseSnapshot> activeLeases() {
-		List<LeaseSnapshot> result = new ArrayList<>();
-		for (ManagedLease<?> lease : this.executor.active()) {
-			result.add(LeaseSnapshot.of(lease));
-		}
-		return result;
+		return this.executor.activeLeases();
 	}
 
 	/**
@@ -249,14 +191,7 @@ public class LockTemplate implements AutoCloseable {
 	 * @return {@code true} if a lease was found and released
 	 */
 	public boolean forceRelease(String owner) {
-		for (ManagedLease<?> lease : this.executor.active()) {
-			if (lease.attempt().owner().equals(owner)) {
-				lease.markLost("released by an operator");
-				lease.forceRelease();
-				return true;
-			}
-		}
-		return false;
+		return this.executor.forceRelease(owner);
 	}
 
 	/**
@@ -268,10 +203,6 @@ public class LockTemplate implements AutoCloseable {
 	@Override
 	public void close() {
 		this.executor.close(SHUTDOWN_TIMEOUT);
-	}
-
-	LockExecutor executor() {
-		return this.executor;
 	}
 
 }

@@ -1,8 +1,10 @@
 package dev.distlock.core;
 
+import dev.distlock.core.spi.LockProvider;
+
 /**
  * The kinds of lock distlock offers. Every backend supports the types it lists in
- * {@link LockProvider#supportedTypes()}; asking for another fails with {@link LockConfigurationException}.
+ * {@code LockProvider.supportedTypes()}; asking for another fails with {@link LockConfigurationException}.
  *
  * @since 0.1.0
  */

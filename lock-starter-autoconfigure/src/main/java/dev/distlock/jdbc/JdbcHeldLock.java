@@ -1,6 +1,6 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.core.HeldLock;
+import dev.distlock.core.spi.HeldLock;
 
 /**
  * A lock the JDBC backend granted: its rows and the owner token that may renew or release them.

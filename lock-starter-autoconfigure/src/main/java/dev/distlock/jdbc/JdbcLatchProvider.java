@@ -3,11 +3,12 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+
 import javax.sql.DataSource;
 
-import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.ReleaseSubscription;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

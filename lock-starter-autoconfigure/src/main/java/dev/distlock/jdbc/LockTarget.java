@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 
 /**
  * Where a lock's rows are, how its release notifications are addressed, and the values its statements bind.

@@ -2,7 +2,7 @@ package dev.distlock.jdbc;
 
 import java.time.Duration;
 
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.ReleaseSubscription;
 import org.jspecify.annotations.Nullable;
 
 /**

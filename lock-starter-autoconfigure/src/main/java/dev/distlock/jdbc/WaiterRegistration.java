@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.ReleaseSubscription;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

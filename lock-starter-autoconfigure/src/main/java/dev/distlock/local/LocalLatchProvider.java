@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.ReleaseSubscription;
 import org.jspecify.annotations.Nullable;
 
 /**

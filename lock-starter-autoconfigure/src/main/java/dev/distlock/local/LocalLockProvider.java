@@ -3,16 +3,13 @@ package dev.distlock.local;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
-import dev.distlock.core.TryOnceLockProvider;
-import org.jspecify.annotations.Nullable;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
+import dev.distlock.core.spi.TryOnceLockProvider;
 
 /**
  * The in-JVM backend, named {@code local}: the reference implementation of the provider contract and a real choice

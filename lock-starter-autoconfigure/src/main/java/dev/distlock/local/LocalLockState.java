@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 
 /** One local lock's holders, FAIR queue and waiters; guarded by its own monitor. */

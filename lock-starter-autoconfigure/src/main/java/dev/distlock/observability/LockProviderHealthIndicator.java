@@ -2,14 +2,14 @@ package dev.distlock.observability;
 
 import java.time.Duration;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health of one lock backend: UP when a {@link LockProvider#checkHealth(dev.distlock.core.LockAttempt) health
+ * Health of one lock backend: UP when a {@link LockProvider#checkHealth(dev.distlock.core.spi.LockAttempt) health
  * round trip} succeeds, DOWN with the error when it fails. Works for every backend through the SPI; how quickly a
  * stopped server is noticed depends on the client's connect and command timeouts.
  *

@@ -5,9 +5,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
 
 /**
  * Runs {@link LockProvider#checkHealth(LockAttempt)} with a probe on a key reserved for health checks (under the

@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.distlock.core.LeaseSnapshot;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;

@@ -1,7 +1,7 @@
 package dev.distlock.redis;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
 
 import static dev.distlock.redis.RedisArgs.bytes;
 

@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.ReleaseSubscription;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;

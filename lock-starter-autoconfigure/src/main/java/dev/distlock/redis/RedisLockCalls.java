@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.LockAttempt;
 
 import static dev.distlock.redis.RedisArgs.bytes;
 import static dev.distlock.redis.RedisArgs.digits;

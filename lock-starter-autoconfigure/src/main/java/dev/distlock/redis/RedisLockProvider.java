@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
-import dev.distlock.core.TryOnceLockProvider;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
+import dev.distlock.core.spi.RenewalOutcome;
+import dev.distlock.core.spi.TryOnceLockProvider;
 import dev.distlock.redis.RedisArgs.Millis;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

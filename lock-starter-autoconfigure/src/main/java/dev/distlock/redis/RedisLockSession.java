@@ -2,8 +2,8 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.distlock.redis;
 
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.ReleaseSubscription;
 
 /**
  * Where this JVM's waiters hear of releases: classic pub/sub ({@link ReleaseChannels}) or, on a Redis 7+ Cluster,

@@ -2,8 +2,8 @@ package dev.distlock.redisson;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LatchWaiter;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LatchWaiter;
 import org.redisson.api.RCountDownLatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;

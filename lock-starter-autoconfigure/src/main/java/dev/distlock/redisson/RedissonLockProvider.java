@@ -15,12 +15,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockWaiter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

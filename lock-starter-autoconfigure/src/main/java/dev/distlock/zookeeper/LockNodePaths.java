@@ -7,7 +7,6 @@ import java.util.HexFormat;
 
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
-
 import org.apache.zookeeper.common.PathUtils;
 
 /**

@@ -1,7 +1,7 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
 
 /**
  * A lock held through one ephemeral sequential node. The node's path is unique (sequence number plus Curator's

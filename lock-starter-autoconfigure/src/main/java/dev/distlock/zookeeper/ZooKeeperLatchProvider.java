@@ -3,10 +3,10 @@ package dev.distlock.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LatchWaiter;
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.WakeUpSignal;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LatchWaiter;
+import dev.distlock.core.spi.WakeUpSignal;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.CreateMode;

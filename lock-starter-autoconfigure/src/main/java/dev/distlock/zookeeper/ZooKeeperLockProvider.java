@@ -14,13 +14,11 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
-import dev.distlock.core.WakeUpSignal;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockWaiter;
+import dev.distlock.core.spi.WakeUpSignal;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;

@@ -309,18 +309,14 @@ class DistlockAutoConfigurationTests {
 	}
 
 	@Test
-	void runWithUserSettingsRenewerAndLocalProviderShouldUseThem() {
+	void runWithUserSettingsAndLocalProviderShouldUseThem() {
 		LockSettings settings = LockSettings.defaults().withKeyPrefix("mine:");
-		dev.distlock.core.LeaseRenewer renewer = new dev.distlock.core.LeaseRenewer(1);
 		LocalLockProvider local = new LocalLockProvider();
 		this.contextRunner.withPropertyValues("distlock.provider=local", "distlock.key-prefix=ignored:")
 			.withBean(LockSettings.class, () -> settings)
-			.withBean(dev.distlock.core.LeaseRenewer.class, () -> renewer)
 			.withBean(LocalLockProvider.class, () -> local)
 			.run((context) -> {
-				assertThat(context).hasSingleBean(LockSettings.class)
-					.hasSingleBean(dev.distlock.core.LeaseRenewer.class)
-					.hasSingleBean(LocalLockProvider.class);
+				assertThat(context).hasSingleBean(LockSettings.class).hasSingleBean(LocalLockProvider.class);
 				LockTemplate template = context.getBean(LockTemplate.class);
 				assertThat(template.settings()).isSameAs(settings);
 				assertThat(template.defaultProvider()).isSameAs(local);

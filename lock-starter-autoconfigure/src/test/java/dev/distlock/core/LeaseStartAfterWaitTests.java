@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.local.LocalLockProvider;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +37,7 @@ class LeaseStartAfterWaitTests {
 	}
 
 	private static LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), new LeaseRenewer(1),
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
 				List.of());
 	}
 

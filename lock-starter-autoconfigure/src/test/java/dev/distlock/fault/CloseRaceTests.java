@@ -16,12 +16,11 @@ import java.util.function.Supplier;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.jdbc.JdbcLockSchema;
 import dev.distlock.redis.RedisLockProvider;
@@ -100,8 +99,7 @@ class CloseRaceTests {
 		AtomicInteger refused = new AtomicInteger();
 		for (int round = 0; round < ROUNDS; round++) {
 			LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-					LockSettings.defaults().withKeyPrefix(this.prefix).withWatchdog(Duration.ofSeconds(5), null),
-					new LeaseRenewer(), List.of());
+					LockSettings.defaults().withKeyPrefix(this.prefix).withWatchdog(Duration.ofSeconds(5), null), List.of());
 			CountDownLatch started = new CountDownLatch(THREADS);
 			List<Thread> threads = new ArrayList<>();
 			for (int t = 0; t < THREADS; t++) {

@@ -7,7 +7,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockContext;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockRequest;
@@ -45,8 +44,7 @@ class ForcedReleaseInterruptTests {
 	@Test
 	void forcedReleaseIsReportedAndItsInterruptDoesNotLeak() throws Exception {
 		this.template = new LockTemplate(List.of(new LocalLockProvider()), "local",
-				LockSettings.defaults().withKeyPrefix("forced:").withOnLeaseLost(LeaseLostAction.INTERRUPT),
-				new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix("forced:").withOnLeaseLost(LeaseLostAction.INTERRUPT), List.of());
 		CountDownLatch working = new CountDownLatch(1);
 		Future<Throwable> call = this.pool.submit(() -> {
 			Throwable raised = null;

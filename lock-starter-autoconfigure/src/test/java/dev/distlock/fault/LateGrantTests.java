@@ -5,14 +5,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockContext;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
-import dev.distlock.core.LockWaiter;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockWaiter;
 import dev.distlock.local.LocalLockProvider;
 import dev.distlock.test.ForwardingLockProvider;
 import org.junit.jupiter.api.Test;
@@ -39,7 +38,7 @@ class LateGrantTests {
 			}
 		};
 		try (LockTemplate template = new LockTemplate(List.of(lateReplies), "local",
-				LockSettings.defaults().withKeyPrefix("late:"), new LeaseRenewer(), List.of())) {
+				LockSettings.defaults().withKeyPrefix("late:"), List.of())) {
 			AtomicBoolean ranInvalid = new AtomicBoolean();
 			try {
 				template.execute(LockRequest.builder("k").lease(Duration.ofMillis(100)).waitTime(Duration.ofSeconds(2))

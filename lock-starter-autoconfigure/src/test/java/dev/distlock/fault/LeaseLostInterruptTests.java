@@ -8,7 +8,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -45,8 +44,7 @@ class LeaseLostInterruptTests {
 				LockSettings.defaults()
 					.withKeyPrefix("interrupt:")
 					.withOnLeaseLost(LeaseLostAction.INTERRUPT)
-					.withWatchdog(Duration.ofMillis(300), Duration.ofMillis(100)),
-				new LeaseRenewer(), List.of());
+					.withWatchdog(Duration.ofMillis(300), Duration.ofMillis(100)), List.of());
 		List<String> leaks = new ArrayList<>();
 		int lost = 0;
 		for (int i = 0; i < 150; i++) {

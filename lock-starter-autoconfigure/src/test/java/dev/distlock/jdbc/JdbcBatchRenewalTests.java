@@ -9,10 +9,10 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.RenewalOutcome;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;

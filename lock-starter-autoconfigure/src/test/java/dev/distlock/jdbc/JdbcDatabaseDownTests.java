@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -47,8 +46,7 @@ class JdbcDatabaseDownTests {
 		config.setPoolName("distlock-down-" + UUID.randomUUID().toString().substring(0, 6));
 		try (HikariDataSource dataSource = new HikariDataSource(config)) {
 			JdbcLockProvider provider = JdbcLockProvider.builder(dataSource).platform(platform).checkTable(false).build();
-			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""),
-					new LeaseRenewer(1), List.of());
+			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""), List.of());
 			Duration bound = WAIT.plus(CONNECTION_TIMEOUT).multipliedBy(11).dividedBy(10);
 			for (int call = 1; call <= 3; call++) {
 				LockRequest request = LockRequest.builder("down-" + call).type(type).waitTime(WAIT).build();

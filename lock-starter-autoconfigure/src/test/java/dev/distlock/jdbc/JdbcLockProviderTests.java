@@ -10,15 +10,13 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -47,8 +45,7 @@ class JdbcLockProviderTests {
 
 	private LockTemplate process(String database) {
 		JdbcLockProvider provider = this.databases.get(database).provider().build();
-		return new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""),
-				new LeaseRenewer(1), List.of());
+		return new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""), List.of());
 	}
 
 	private static Optional<Lease> tryOnce(LockTemplate process, String key, LockType type) {

@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -77,7 +76,7 @@ class JdbcLockTransactionTests {
 	/** Another process on the same table, with its own provider. */
 	private LockTemplate otherProcess(String database) {
 		JdbcLockProvider provider = this.databases.get(database).provider().build();
-		return new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults(), new LeaseRenewer(1), List.of());
+		return new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults(), List.of());
 	}
 
 	@ParameterizedTest

@@ -15,7 +15,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -63,8 +62,7 @@ class JdbcStalledTransactionTests {
 			Duration wait) throws Exception {
 		JdbcTestDatabase db = this.databases.get(database);
 		JdbcLockProvider provider = db.provider().cleanupInterval(Duration.ZERO).build();
-		LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""),
-				new LeaseRenewer(1), List.of());
+		LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""), List.of());
 		String key = "stalled-" + UUID.randomUUID();
 		// the lock's head row exists (released), as it does for any lock used before
 		process.acquire(request(key, type, Duration.ZERO)).release();

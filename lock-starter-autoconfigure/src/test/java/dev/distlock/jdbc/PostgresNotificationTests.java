@@ -13,15 +13,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,9 +94,9 @@ class PostgresNotificationTests {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix("")
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofSeconds(10));
-		LockTemplate a = new LockTemplate(List.of(database.provider().build()), "jdbc", settings, new LeaseRenewer(1),
+		LockTemplate a = new LockTemplate(List.of(database.provider().build()), "jdbc", settings,
 				List.of());
-		LockTemplate b = new LockTemplate(List.of(database.provider().build()), "jdbc", settings, new LeaseRenewer(1),
+		LockTemplate b = new LockTemplate(List.of(database.provider().build()), "jdbc", settings,
 				List.of());
 		String key = "handoff-" + UUID.randomUUID();
 		for (int i = 0; i < 5; i++) {

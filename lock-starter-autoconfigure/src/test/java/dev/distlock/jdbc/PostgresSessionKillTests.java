@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseSnapshot;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -126,7 +125,7 @@ class PostgresSessionKillTests {
 	}
 
 	private static LockTemplate template(JdbcLockProvider provider, LockSettings settings) {
-		return new LockTemplate(List.of(provider), "jdbc", settings, new LeaseRenewer(2), List.of());
+		return new LockTemplate(List.of(provider), "jdbc", settings, List.of());
 	}
 
 	private static LockRequest request(String key, LockType type, Duration wait) {

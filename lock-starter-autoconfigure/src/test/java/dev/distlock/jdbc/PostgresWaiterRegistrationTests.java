@@ -15,16 +15,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -223,7 +222,7 @@ class PostgresWaiterRegistrationTests {
 	}
 
 	private static LockTemplate template(JdbcLockProvider provider, LockSettings settings) {
-		return new LockTemplate(List.of(provider), "jdbc", settings, new LeaseRenewer(1), List.of());
+		return new LockTemplate(List.of(provider), "jdbc", settings, List.of());
 	}
 
 	private static JdbcHeldLock acquire(JdbcLockProvider provider, String key, LockType type) {

@@ -11,11 +11,11 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.TryOnceLockProvider;
 import dev.distlock.test.TestServers;
 import org.h2.tools.Server;
 

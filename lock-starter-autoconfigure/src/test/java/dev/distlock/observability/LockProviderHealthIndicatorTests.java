@@ -5,11 +5,10 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.local.LocalLockProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -88,8 +87,7 @@ class LockProviderHealthIndicatorTests {
 	}
 
 	private LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix),
-				new LeaseRenewer(), List.of());
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
 	}
 
 }

@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redisson.RedissonLockProvider;
 import dev.distlock.redisson.RedissonQuorumLockProvider;
@@ -135,7 +134,7 @@ class LocksEndpointReadTests {
 
 	private LockTemplate template(LockProvider<?> provider) {
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix(this.prefix), new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
 		this.resources.add(template::close);
 		return template;
 	}

@@ -7,12 +7,11 @@ import java.util.UUID;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseSnapshot;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.local.LocalLockProvider;
 import dev.distlock.observability.LocksEndpoint.LocksDescriptor;
 import dev.distlock.observability.LocksEndpoint.ProviderDescriptor;
@@ -94,7 +93,7 @@ class LocksEndpointTests {
 
 	private LockTemplate template(LockProvider<?>... providers) {
 		return new LockTemplate(List.of(providers), providers[0].name(),
-				LockSettings.defaults().withKeyPrefix(this.prefix), new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
 	}
 
 }

@@ -7,13 +7,12 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.local.LocalLockProvider;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -176,7 +175,7 @@ class MetricsLockListenerTests {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(Duration.ofMillis(900), Duration.ofMillis(150));
-		return new LockTemplate(List.of(provider), provider.name(), settings, new LeaseRenewer(),
+		return new LockTemplate(List.of(provider), provider.name(), settings,
 				List.of(new MetricsLockListener(this.registry)));
 	}
 

@@ -7,21 +7,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockWaiter;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockWaiter;
 import dev.distlock.local.LocalLockProvider;
-import dev.distlock.test.ForwardingLockProvider;
 import dev.distlock.observability.RecordingObservationHandler.Recorded;
+import dev.distlock.test.ForwardingLockProvider;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -188,8 +187,7 @@ class ObservationLockListenerTests {
 
 	@Test
 	void noopRegistryRecordsNothingAndLeavesNoScope() {
-		LockTemplate quiet = new LockTemplate(List.of(new LocalLockProvider()), "local", settings(),
-				new LeaseRenewer(), List.of(new ObservationLockListener(ObservationRegistry.NOOP)));
+		LockTemplate quiet = new LockTemplate(List.of(new LocalLockProvider()), "local", settings(), List.of(new ObservationLockListener(ObservationRegistry.NOOP)));
 		try {
 			quiet.run(LockRequest.of("x"), () -> assertThat(ObservationRegistry.NOOP.getCurrentObservation()).isNull());
 		}
@@ -206,7 +204,7 @@ class ObservationLockListenerTests {
 	}
 
 	private LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), settings(), new LeaseRenewer(),
+		return new LockTemplate(List.of(provider), provider.name(), settings(),
 				List.of(new ObservationLockListener(this.registry)));
 	}
 

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.RenewalOutcome;
 import dev.distlock.test.ManyWatchdogLeases;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterEach;

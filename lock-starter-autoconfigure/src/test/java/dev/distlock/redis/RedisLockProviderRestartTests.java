@@ -1,6 +1,5 @@
 package dev.distlock.redis;
 
-import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +12,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -81,7 +79,7 @@ class RedisLockProviderRestartTests {
 		LockSettings settings = LockSettings.defaults()
 			.withWatchdog(WATCHDOG_LEASE, WATCHDOG_LEASE.dividedBy(3))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings, new LeaseRenewer(),
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings,
 				List.of());
 		this.templates.add(template);
 		return template;

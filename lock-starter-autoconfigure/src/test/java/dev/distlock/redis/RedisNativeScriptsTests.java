@@ -12,10 +12,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.test.TestServers;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.event.command.CommandFailedEvent;

@@ -7,7 +7,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -17,10 +16,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,7 +52,7 @@ class RedisResidueTests {
 		this.redis = new StringRedisTemplate(this.connectionFactory);
 		this.provider = new RedisLockProvider(this.connectionFactory);
 		this.template = new LockTemplate(List.of(this.provider), this.provider.name(),
-				LockSettings.defaults().withKeyPrefix(this.prefix), new LeaseRenewer(1), List.of());
+				LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
 	}
 
 	@AfterEach

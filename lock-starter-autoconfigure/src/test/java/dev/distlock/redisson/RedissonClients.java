@@ -4,8 +4,8 @@ import java.net.URI;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.ForwardingLockProvider;
 import dev.distlock.test.TestServers;
 import org.redisson.Redisson;

@@ -7,7 +7,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -54,7 +53,7 @@ class RedissonLeaseClockTests {
 		this.slowClient = RedissonClients.create(this.proxy.address());
 		RedissonLockProvider provider = new RedissonLockProvider(this.slowClient);
 		this.template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix(this.prefix), new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
 	}
 
 	@AfterEach

@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -58,7 +57,7 @@ class RedissonLockNamespaceTests {
 		this.clients.add(client);
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix(this.prefix), new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
 		this.templates.add(template);
 		return template;
 	}

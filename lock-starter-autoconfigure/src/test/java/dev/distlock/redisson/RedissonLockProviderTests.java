@@ -11,14 +11,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockWaiter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +26,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What the Redisson backend promises beyond the shared contract: ownership by a synthetic owner id (release from
@@ -75,7 +73,7 @@ class RedissonLockProviderTests {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(Duration.ofMillis(1500), Duration.ofMillis(500));
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings, new LeaseRenewer(),
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings,
 				List.of());
 		this.templates.add(template);
 		return template;

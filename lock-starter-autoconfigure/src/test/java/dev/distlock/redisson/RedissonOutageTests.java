@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -53,7 +52,7 @@ class RedissonOutageTests {
 		this.resources.add(() -> RedissonClients.shutdown(client));
 		RedissonLockProvider provider = new RedissonLockProvider(client, TIMEOUT);
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix("outage:"), new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix("outage:"), List.of());
 		this.resources.add(template);
 		template.acquire(request(type, "warm-up", Duration.ZERO)).release();
 
@@ -81,7 +80,7 @@ class RedissonOutageTests {
 		RedissonLockProvider provider = new RedissonLockProvider(client, TIMEOUT);
 		String prefix = "slow:" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":";
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix(prefix), new LeaseRenewer(), List.of());
+				LockSettings.defaults().withKeyPrefix(prefix), List.of());
 		this.resources.add(() -> client.getKeys().deleteByPattern("*" + prefix + "*"));
 		this.resources.add(template);
 		proxy.delayReplies(TIMEOUT.multipliedBy(7).dividedBy(10));

@@ -5,13 +5,10 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.Lease;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
-import dev.distlock.core.LockWaiter;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockWaiter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RLock;
@@ -37,7 +34,7 @@ class RedissonThroughputTests {
 		String prefix = "tp:" + UUID.randomUUID().toString().substring(0, 8) + ":";
 		RedissonLockProvider provider = new RedissonLockProvider(client);
 		try (LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix(prefix), new LeaseRenewer(), List.of())) {
+				LockSettings.defaults().withKeyPrefix(prefix), List.of())) {
 			LockRequest fixedLease = LockRequest.builder("template").lease(Duration.ofSeconds(30))
 				.waitTime(Duration.ZERO).build();
 			LockRequest watchdog = LockRequest.builder("watchdog").waitTime(Duration.ZERO).build();
@@ -45,7 +42,7 @@ class RedissonThroughputTests {
 			RLock fenced = client.getFencedLock(prefix + "fenced");
 			Runnable viaTemplate = () -> template.acquire(fixedLease).release();
 			Runnable viaTemplateWatchdog = () -> template.acquire(watchdog).release();
-			dev.distlock.core.LockAttempt attempt = new dev.distlock.core.LockAttempt(prefix + "provider",
+			dev.distlock.core.spi.LockAttempt attempt = new dev.distlock.core.spi.LockAttempt(prefix + "provider",
 					dev.distlock.core.LockType.MUTEX, 1, Duration.ofSeconds(30), "tp");
 			Runnable viaProvider = () -> {
 				try {

@@ -3,16 +3,15 @@ package dev.distlock.test;
 import java.time.Duration;
 import java.util.Set;
 
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
-import dev.distlock.core.TryOnceLockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
-import dev.distlock.core.ReleaseSubscription;
-
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockWaiter;
+import dev.distlock.core.spi.ReleaseSubscription;
+import dev.distlock.core.spi.RenewalOutcome;
+import dev.distlock.core.spi.TryOnceLockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**

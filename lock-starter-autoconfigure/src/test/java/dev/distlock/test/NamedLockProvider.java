@@ -3,8 +3,8 @@ package dev.distlock.test;
 import java.util.EnumSet;
 import java.util.Set;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 
 /**
  * A provider under another name, optionally with fewer lock types, delegating to a real one (usually a

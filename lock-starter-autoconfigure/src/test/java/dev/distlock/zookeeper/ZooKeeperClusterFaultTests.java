@@ -15,7 +15,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -69,8 +68,7 @@ class ZooKeeperClusterFaultTests {
 	private LockTemplate process(CuratorFramework client) {
 		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client);
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix("fault:").withWatchdog(Duration.ofSeconds(6), null),
-				new LeaseRenewer(1), List.of());
+				LockSettings.defaults().withKeyPrefix("fault:").withWatchdog(Duration.ofSeconds(6), null), List.of());
 		this.templates.add(template);
 		return template;
 	}

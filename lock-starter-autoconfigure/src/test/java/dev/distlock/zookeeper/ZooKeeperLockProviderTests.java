@@ -14,7 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -87,7 +86,7 @@ class ZooKeeperLockProviderTests {
 
 	private LockTemplate template(ZooKeeperLockProvider provider, Duration watchdogLease) {
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix("").withWatchdog(watchdogLease, null), new LeaseRenewer(1),
+				LockSettings.defaults().withKeyPrefix("").withWatchdog(watchdogLease, null),
 				List.of());
 		this.templates.add(template);
 		return template;

@@ -6,7 +6,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -55,8 +54,7 @@ class ZooKeeperResidueTests {
 		}
 		this.client = ZooKeeperTestSupport.client(this.server.getConnectString());
 		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(this.client, this.basePath);
-		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""),
-				new LeaseRenewer(1), List.of());
+		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""), List.of());
 	}
 
 	private static void restore(String property, String value) {

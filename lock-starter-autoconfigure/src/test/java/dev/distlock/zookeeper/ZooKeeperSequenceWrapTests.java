@@ -12,7 +12,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -70,7 +69,7 @@ class ZooKeeperSequenceWrapTests {
 		this.clients.add(client);
 		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, this.basePath);
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix(""), new LeaseRenewer(1), List.of());
+				LockSettings.defaults().withKeyPrefix(""), List.of());
 		this.templates.add(template);
 		return template;
 	}

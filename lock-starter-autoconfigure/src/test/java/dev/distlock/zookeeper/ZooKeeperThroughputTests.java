@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -34,8 +33,7 @@ class ZooKeeperThroughputTests {
 		try (TestingServer server = ZooKeeperTestSupport.server();
 				CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString())) {
 			ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client);
-			try (LockTemplate template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
-						new LeaseRenewer(1), List.of())) {
+			try (LockTemplate template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), List.of())) {
 			LockRequest request = LockRequest.builder("bench").lease(Duration.ofSeconds(30)).waitTime(Duration.ZERO)
 				.build();
 			InterProcessMutex mutex = new InterProcessMutex(client, "/raw/bench");

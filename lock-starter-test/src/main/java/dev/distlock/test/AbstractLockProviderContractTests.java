@@ -16,15 +16,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockLostException;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,8 +110,7 @@ public abstract class AbstractLockProviderContractTests {
 				counting[0] = new CountingLockProvider(provider);
 				provider = counting[0];
 			}
-			LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(),
-					new LeaseRenewer(), List.of());
+			LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(), List.of());
 			this.templates.add(template);
 			return template;
 		}

@@ -8,7 +8,6 @@ import dev.distlock.core.Lease;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
-
 import org.assertj.core.api.AssertProvider;
 import org.jspecify.annotations.Nullable;
 

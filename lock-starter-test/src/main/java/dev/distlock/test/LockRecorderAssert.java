@@ -5,7 +5,6 @@ import java.util.List;
 
 import dev.distlock.core.LockType;
 import dev.distlock.test.LockRecorder.RecordedLock;
-
 import org.assertj.core.api.AbstractAssert;
 import org.assertj.core.api.AbstractObjectAssert;
 

@@ -6,14 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.distlock.core.AttemptOutcome;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.Test;
 
@@ -126,8 +124,7 @@ abstract class AbstractJdbcLockProviderContractTests extends AbstractLockProvide
 	void sweptRowsAreCountedForAMeter() throws Exception {
 		// the only provider on the table now, and it sweeps only when asked
 		JdbcLockProvider provider = database().provider().cleanupInterval(Duration.ZERO).build();
-		try (LockTemplate process = new LockTemplate(List.of(provider), provider.name(), settings(),
-				new LeaseRenewer(), List.of())) {
+		try (LockTemplate process = new LockTemplate(List.of(provider), provider.name(), settings(), List.of())) {
 			for (int i = 0; i < 1000; i++) {
 				process.acquire(LockRequest.of("counted:" + i)).release();
 			}

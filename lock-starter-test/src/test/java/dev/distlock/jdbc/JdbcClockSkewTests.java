@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -100,7 +99,7 @@ class JdbcClockSkewTests {
 			.withKeyPrefix("")
 			.withWatchdog(Duration.ofMillis(1500), Duration.ofMillis(500))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
-		return new LockTemplate(List.of(provider), "jdbc", settings, new LeaseRenewer(1), List.of());
+		return new LockTemplate(List.of(provider), "jdbc", settings, List.of());
 	}
 
 	@ParameterizedTest

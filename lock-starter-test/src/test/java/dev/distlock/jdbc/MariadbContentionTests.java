@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -96,7 +95,7 @@ class MariadbContentionTests {
 		for (int t = 0; t < threads; t++) {
 			JdbcLockProvider provider = database.provider().build();
 			providers.add(provider);
-			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", settings, new LeaseRenewer(1),
+			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", settings,
 					List.of());
 			this.processes.add(process);
 			String holder = "p" + t;

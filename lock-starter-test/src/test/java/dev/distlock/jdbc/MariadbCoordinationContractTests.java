@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

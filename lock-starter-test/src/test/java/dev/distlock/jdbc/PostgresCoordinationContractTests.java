@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LockProvider;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

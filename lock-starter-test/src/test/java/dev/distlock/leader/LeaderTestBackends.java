@@ -9,11 +9,10 @@ import java.util.List;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockListener;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redisson.RedissonLockProvider;
@@ -66,7 +65,7 @@ final class LeaderTestBackends {
 	}
 
 	static LockTemplate template(LockProvider<?> provider, LockListener... listeners) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), new LeaseRenewer(),
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
 				List.of(listeners));
 	}
 

@@ -10,12 +10,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockContext;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.RenewalOutcome;
 import dev.distlock.fencing.JdbcFencing;
 import dev.distlock.fencing.StaleFencingTokenException;
 import dev.distlock.local.LocalLockProvider;

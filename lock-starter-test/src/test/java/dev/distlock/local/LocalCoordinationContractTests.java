@@ -1,7 +1,7 @@
 package dev.distlock.local;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 
 /**

@@ -10,13 +10,12 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.test.TestServers;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;

@@ -2,8 +2,8 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterAll;

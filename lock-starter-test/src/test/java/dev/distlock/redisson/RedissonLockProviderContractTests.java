@@ -1,7 +1,7 @@
 package dev.distlock.redisson;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;

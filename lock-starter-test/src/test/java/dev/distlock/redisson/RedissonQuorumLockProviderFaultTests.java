@@ -12,7 +12,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -139,7 +138,7 @@ class RedissonQuorumLockProviderFaultTests {
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(watchdogLease(), watchdogLease().dividedBy(3))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(50), Duration.ofMillis(300));
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings, new LeaseRenewer(),
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings,
 				List.of());
 		this.resources.add(template);
 		return template;

@@ -13,18 +13,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LatchProvider;
 import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.RenewalOutcome;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -88,7 +87,7 @@ public abstract class AbstractCoordinationContractTests {
 
 	private LockTemplate newProcess(LockProvider<?> provider) {
 		this.providers.add(provider);
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(), new LeaseRenewer(),
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(),
 				List.of());
 		this.templates.add(template);
 		return template;

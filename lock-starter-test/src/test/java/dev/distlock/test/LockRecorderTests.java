@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -24,7 +23,7 @@ class LockRecorderTests {
 	private final LockRecorder locks = new LockRecorder();
 
 	private final LockTemplate template = new LockTemplate(List.of(new LocalLockProvider()), "local",
-			LockSettings.defaults(), new LeaseRenewer(), List.of(this.locks));
+			LockSettings.defaults(), List.of(this.locks));
 
 	@AfterEach
 	void close() {

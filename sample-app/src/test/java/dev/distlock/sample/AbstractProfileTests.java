@@ -12,10 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseSnapshot;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.sample.SampleHttp.Answer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -120,8 +119,7 @@ abstract class AbstractProfileTests {
 		// a second LockTemplate on the same backend plays a second instance of the application (in this JVM, the
 		// template's local queue would keep a second caller out until the paused holder returns)
 		LockProvider<?> provider = this.locks.defaultProvider();
-		try (LockTemplate otherInstance = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
-				new LeaseRenewer(), List.of())) {
+		try (LockTemplate otherInstance = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(), List.of())) {
 			// this deposit stalls 3 s between reading and writing the balance; its lease is 1 s
 			Future<Answer> paused = executor
 				.submit(() -> this.http.post("/accounts/" + account + "/deposits?amount=100&pauseMillis=3000"));

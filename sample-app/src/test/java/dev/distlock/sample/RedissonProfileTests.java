@@ -4,12 +4,12 @@ import java.net.URI;
 
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterEach;
+import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.redisson.api.RedissonClient;
 
 /**
  * Profile {@code redisson}: locks through a RedissonClient on the local Redis; data on a private H2 file.

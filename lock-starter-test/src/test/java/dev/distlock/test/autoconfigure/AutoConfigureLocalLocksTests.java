@@ -3,9 +3,9 @@ package dev.distlock.test.autoconfigure;
 import java.time.Duration;
 
 import dev.distlock.annotation.DistributedLock;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.LockRecorder;
 import org.junit.jupiter.api.Test;
 

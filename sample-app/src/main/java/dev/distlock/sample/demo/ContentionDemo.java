@@ -12,12 +12,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockListener;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -78,8 +77,7 @@ public class ContentionDemo {
 		LockProvider<?> provider = this.locks.defaultProvider();
 		List<LockTemplate> templates = new ArrayList<>();
 		for (int i = 0; i < instances; i++) {
-			templates.add(new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
-					new LeaseRenewer(1), this.listeners));
+			templates.add(new LockTemplate(List.of(provider), provider.name(), this.locks.settings(), this.listeners));
 		}
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		long started = System.nanoTime();

@@ -12,10 +12,9 @@ import java.util.stream.Collectors;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseSnapshot;
-import dev.distlock.core.LeaseRenewer;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.sample.InstanceName;
 import dev.distlock.sample.accounts.AccountService;
 import dev.distlock.sample.accounts.StaleLockTokenException;
@@ -163,8 +162,7 @@ public class DemoScenarios implements DisposableBean {
 		String successor = this.instance + " (second template)";
 		long successorToken;
 		// a second LockTemplate plays a second instance: this instance's own callers would queue behind the holder
-		try (LockTemplate other = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
-				new LeaseRenewer(), List.of(this.timeline.as(successor)))) {
+		try (LockTemplate other = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(), List.of(this.timeline.as(successor)))) {
 			try (Lease lease = other.acquire(LockRequest.builder(key).name("account")
 				.waitTime(this.accountLease.multipliedBy(3))
 				.build())) {

@@ -8,7 +8,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -74,8 +73,7 @@ class LockTimelineTests {
 	@Test
 	void labelsTheCallsOfASecondTemplateAndKeepsTokensRising() {
 		LocalLockProvider sameLocks = new LocalLockProvider(this.provider);
-		try (LockTemplate other = new LockTemplate(List.of(sameLocks), sameLocks.name(), LockSettings.defaults(),
-				new LeaseRenewer(), List.of(this.timeline.as("there")))) {
+		try (LockTemplate other = new LockTemplate(List.of(sameLocks), sameLocks.name(), LockSettings.defaults(), List.of(this.timeline.as("there")))) {
 			this.template.run("k", () -> {
 			});
 			other.run("k", () -> {
@@ -119,8 +117,7 @@ class LockTimelineTests {
 	}
 
 	private LockTemplate template(LockTimeline listener) {
-		return new LockTemplate(List.of(this.provider), this.provider.name(), LockSettings.defaults(),
-				new LeaseRenewer(), List.of(listener));
+		return new LockTemplate(List.of(this.provider), this.provider.name(), LockSettings.defaults(), List.of(listener));
 	}
 
 }

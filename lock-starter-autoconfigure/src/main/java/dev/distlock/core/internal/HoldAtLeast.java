@@ -1,0 +1,86 @@
+package dev.distlock.core.internal;
+
+import java.time.Duration;
+
+import dev.distlock.core.LockConfigurationException;
+import dev.distlock.core.LockRequest;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockProvider;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hold-at-least ({@link LockRequest#holdAtLeast()}) as a release policy of one lease: a lock released before the hold
+ * has passed since it was acquired is not freed but renewed, owner-checked, for exactly what is left, so the backend
+ * frees it then, in its own time, whatever this process does next (crashes included, since the backend lease was
+ * never shorter than the hold). Locally the lease ends as on any release: the local queue opens and re-entry stops,
+ * and a thread of this process that asks again meets the backend's lock like any other caller.
+ */
+final class HoldAtLeast {
+
+	private static final long NANOS_PER_MILLI = 1_000_000;
+
+	private final long holdNanos;
+
+	private HoldAtLeast(Duration hold) {
+		this.holdNanos = Timing.saturatedNanos(hold);
+	}
+
+	/**
+	 * The hold of a request.
+	 * @param request the request
+	 * @return its hold, or {@code null} if it has none
+	 */
+	static @Nullable HoldAtLeast of(LockRequest request) {
+		Duration hold = request.holdAtLeast();
+		return (hold == null || hold.isZero()) ? null : new HoldAtLeast(hold);
+	}
+
+	/**
+	 * The backend lease of an acquisition: the fixed lease, or under the watchdog the longer of the watchdog lease and
+	 * the hold, so that a holder that crashes at once still leaves the lock taken for the whole hold.
+	 * @param request the request
+	 * @param fixed its fixed lease (or the configured default), or {@code null} for the watchdog
+	 * @param watchdogLease the watchdog's lease
+	 * @return the lease to set on the backend
+	 * @throws LockConfigurationException if the hold is longer than the configured default lease
+	 */
+	static Duration backendLease(LockRequest request, @Nullable Duration fixed, Duration watchdogLease) {
+		Duration hold = request.holdAtLeast();
+		if (fixed != null) {
+			if (hold != null && hold.compareTo(fixed) > 0) {
+				throw new LockConfigurationException("Hold-at-least of lock '" + request.key() + "' (" + hold
+						+ ") must not be longer than its fixed lease (" + fixed
+						+ "): the backend would free the lock before the hold ends");
+			}
+			return fixed;
+		}
+		return (hold != null && hold.compareTo(watchdogLease) > 0) ? hold : watchdogLease;
+	}
+
+	/**
+	 * Keeps the lock on the backend for the rest of its hold instead of releasing it: renews it (owner-checked) for
+	 * what is left, rounded up to a whole millisecond and to the backend's minimum lease.
+	 * @param provider the lock's backend
+	 * @param lock the lock being released
+	 * @param acquiredNanos when it was acquired
+	 * @return {@code true} if the hold applied (the lock must not be released now), {@code false} to release it
+	 * @throws Exception if the backend failed; the backend lease, never shorter than the hold, then frees the lock
+	 */
+	<H extends HeldLock> boolean keep(LockProvider<H> provider, H lock, long acquiredNanos) throws Exception {
+		long left = acquiredNanos + this.holdNanos - System.nanoTime();
+		if (left <= 0) {
+			return false;
+		}
+		Duration remaining = Duration.ofMillis((left + NANOS_PER_MILLI - 1) / NANOS_PER_MILLI);
+		if (remaining.compareTo(provider.minimumLease()) < 0) {
+			remaining = provider.minimumLease();
+		}
+		// false: the owner no longer holds it, so there is nothing to release either
+		if (provider.renew(lock, remaining) && !provider.expiresLeases()) {
+			// a backend whose locks never expire (ZooKeeper) is released when the hold is over
+			HeldPastRelease.releaseAfter(provider, lock, remaining);
+		}
+		return true;
+	}
+
+}

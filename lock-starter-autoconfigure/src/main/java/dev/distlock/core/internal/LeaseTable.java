@@ -1,0 +1,141 @@
+package dev.distlock.core.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.core.Lease;
+import dev.distlock.core.LockListener;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The leases a template holds, and the {@link LeaseHost} they report to: a lease's end removes it from the table,
+ * frees its local queue place and its watch, and (when lost) releases it on the backend in the background; its events
+ * reach the listeners. Also the one background thread for clean-up that must never delay a caller.
+ */
+final class LeaseTable implements LeaseHost {
+
+	private static final Log logger = LogFactory.getLog(LeaseTable.class);
+
+	private final Set<ManagedLease<?>> active = ConcurrentHashMap.newKeySet();
+
+	private final LocalQueue queue;
+
+	private final LeaseRenewer renewer;
+
+	private final @Nullable LockListener listener;
+
+	private final boolean interruptOnLoss;
+
+	private final ThreadPoolExecutor cleanup;
+
+	LeaseTable(LocalQueue queue, LeaseRenewer renewer, @Nullable LockListener listener, boolean interruptOnLoss) {
+		this.queue = queue;
+		this.renewer = renewer;
+		this.listener = listener;
+		this.interruptOnLoss = interruptOnLoss;
+		this.cleanup = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				Timing.daemonThreads("distlock-cleanup-"));
+		this.cleanup.allowCoreThreadTimeOut(true);
+	}
+
+	void add(ManagedLease<?> lease) {
+		this.active.add(lease);
+	}
+
+	List<ManagedLease<?>> active() {
+		return new ArrayList<>(this.active);
+	}
+
+	/** Runs clean-up work on the background thread; never throws. */
+	void inBackground(Runnable task) {
+		try {
+			this.cleanup.execute(task);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not schedule clean-up " + task, ex);
+		}
+	}
+
+	@Override
+	public void ended(ManagedLease<?> lease) {
+		this.active.remove(lease);
+		this.queue.exit(lease.takeSlot(), lease);
+		this.renewer.unwatch(lease);
+		if (lease.state() == ManagedLease.LOST) {
+			// a lost lease's lock is released on the backend too (owner-checked, in the background): backends whose
+			// leases the holder enforces (ZooKeeper) would keep it otherwise
+			inBackground(lease::releaseBackend);
+		}
+	}
+
+	@Override
+	public void released(ManagedLease<?> lease, long heldNanos) {
+		LockListener events = this.listener;
+		if (events != null) {
+			events.released(lease, lease.provider().name(), heldNanos);
+		}
+	}
+
+	@Override
+	public void lost(ManagedLease<?> lease, String reason) {
+		logger.warn("Lease of lock '" + lease.key() + "' (" + lease.type() + ", token " + lease.fencingToken()
+				+ ") was lost: " + reason);
+		LockListener events = this.listener;
+		if (events != null) {
+			events.lost(lease, lease.provider().name(), reason);
+		}
+	}
+
+	@Override
+	public void renewed(ManagedLease<?> lease) {
+		LockListener events = this.listener;
+		if (events != null) {
+			events.renewed(lease, lease.provider().name());
+		}
+	}
+
+	@Override
+	public boolean interruptOnLoss() {
+		return this.interruptOnLoss;
+	}
+
+	@Override
+	public void watch(ManagedLease<?> lease) {
+		this.renewer.watch(lease);
+	}
+
+	/**
+	 * Tells every running holder its lease is lost, releases the held locks on the backends (in the background,
+	 * waiting at most {@code timeout}), and stops the clock.
+	 */
+	void close(Duration timeout) {
+		List<ManagedLease<?>> held = active();
+		for (ManagedLease<?> lease : held) {
+			lease.markLost("the application is shutting down");
+		}
+		for (ManagedLease<?> lease : held) {
+			this.cleanup.execute(lease::forceRelease);
+		}
+		this.cleanup.shutdown();
+		try {
+			if (!this.cleanup.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				logger.warn("Releasing " + held.size() + " held locks at shutdown took longer than " + timeout
+						+ "; the rest free themselves when their leases end");
+				this.cleanup.shutdownNow();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.renewer.close();
+	}
+
+}

@@ -1,0 +1,308 @@
+package dev.distlock.core.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
+
+import dev.distlock.core.LockType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Local queueing: threads of this JVM that want the same lock line up here, so that only one of them at a time
+ * talks to the backend. For exclusive types the place is kept for the whole hold (the others wait without network
+ * traffic and are woken on release); for shared types only while acquiring. MUTEX and WRITE let a newcomer take a
+ * freed place before a woken waiter (as {@code ReentrantLock} does by default: no wake-up per hand-over); FAIR queues
+ * first come first served.
+ * <p>
+ * A place ends with its lease, however the lease ends: released, lost, or out of time. No timer is needed for the
+ * last: a waiter bounds its wait by the holder's lease end and, once that has passed, marks the holder lost (which
+ * frees the place) and takes over. Nothing of this runs while nobody waits.
+ * <p>
+ * An idle place stays in its map for the next acquisition of the key (a hot key allocates nothing per call); idle
+ * places are swept in bulk when a map has grown past twice what it kept at its last sweep (and at least
+ * {@value #SWEEP_SLACK} places), so memory stays bounded and the sweep costs O(1) per call on average.
+ */
+final class LocalQueue {
+
+	private static final long TAKEOVER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	/** Idle places a map may keep beyond twice what it kept at its last sweep. */
+	static final int SWEEP_SLACK = 1024;
+
+	private final Places[] slots = new Places[LockType.values().length];
+
+	LocalQueue() {
+		for (int i = 0; i < this.slots.length; i++) {
+			this.slots[i] = new Places();
+		}
+	}
+
+	/**
+	 * What holds a place: a lease, seen only through what the queue needs to bound a wait and to take an expired
+	 * holder's place over.
+	 */
+	interface Holder {
+
+		/**
+		 * Whether the holder still holds its lock (not released, not lost).
+		 * @return {@code true} while held
+		 */
+		boolean isHeld();
+
+		/**
+		 * When the holder's lease ends by its own clock, on the {@link System#nanoTime()} scale.
+		 * @return the expiry
+		 */
+		long expiryNanos();
+
+	}
+
+	/**
+	 * Takes the lock's place for the holder, waiting at most until the deadline. A holder whose lease ran out by its
+	 * clock is displaced ({@link Slot#takeDisplaced()}): the caller ends it before asking the backend.
+	 * @return the place, or {@code null} if the deadline passed first
+	 */
+	@Nullable Slot enter(Holder holder, String key, LockType type, long deadlineNanos, boolean tryOnce)
+			throws InterruptedException {
+		Places places = this.slots[type.ordinal()];
+		Slot slot = join(places, key, type == LockType.FAIR);
+		boolean entered = false;
+		try {
+			entered = slot.take(deadlineNanos, tryOnce);
+		}
+		finally {
+			if (!entered) {
+				slot.leave();
+			}
+		}
+		if (!entered) {
+			return null;
+		}
+		slot.holder = holder;
+		return slot;
+	}
+
+	/**
+	 * Gives up a holder's place and lets the next local thread in; a place already taken over by another holder is
+	 * only left.
+	 * @param slot the place, or {@code null} for none
+	 * @param holder the holder that had it
+	 */
+	void exit(@Nullable Slot slot, Holder holder) {
+		if (slot != null) {
+			slot.free(holder);
+		}
+	}
+
+	private static Slot join(Places places, String key, boolean fair) {
+		ConcurrentHashMap<String, Slot> map = places.map;
+		while (true) {
+			Slot slot = map.get(key);
+			if (slot == null) {
+				Slot created = new Slot(places, key, fair);
+				slot = map.putIfAbsent(key, created);
+				if (slot == null) {
+					slot = created;
+				}
+			}
+			if (slot.join()) {
+				return slot;
+			}
+			map.remove(key, slot);
+		}
+	}
+
+	/**
+	 * Places in use (held or waited for); idle places kept for reuse do not count.
+	 * @return the number of places in use
+	 */
+	int size() {
+		int size = 0;
+		for (Places places : this.slots) {
+			for (Slot slot : places.map.values()) {
+				if (slot.users > 0) {
+					size++;
+				}
+			}
+		}
+		return size;
+	}
+
+	/**
+	 * The places of one lock type, idle ones included.
+	 * @return every place the map holds
+	 */
+	int retained() {
+		int retained = 0;
+		for (Places places : this.slots) {
+			retained += places.map.size();
+		}
+		return retained;
+	}
+
+	/** The places of one lock type, and when to sweep the idle ones. */
+	static final class Places {
+
+		final ConcurrentHashMap<String, Slot> map = new ConcurrentHashMap<>();
+
+		private volatile int sweepAt = SWEEP_SLACK;
+
+		void idle() {
+			if (this.map.size() > this.sweepAt) {
+				sweep();
+			}
+		}
+
+		private synchronized void sweep() {
+			if (this.map.size() <= this.sweepAt) {
+				return;
+			}
+			for (Slot slot : this.map.values()) {
+				if (slot.retire()) {
+					this.map.remove(slot.key, slot);
+				}
+			}
+			this.sweepAt = Math.max(SWEEP_SLACK, 2 * this.map.size());
+		}
+
+	}
+
+	/** One lock's place: state 1 while a lease holds it; users counts holders and waiters, -1 once removed. */
+	static final class Slot extends AbstractQueuedSynchronizer {
+
+		private static final long serialVersionUID = 1L;
+
+		private static final VarHandle USERS;
+
+		private static final VarHandle HOLDER;
+
+		static {
+			try {
+				MethodHandles.Lookup lookup = MethodHandles.lookup();
+				USERS = lookup.findVarHandle(Slot.class, "users", int.class);
+				HOLDER = lookup.findVarHandle(Slot.class, "holder", Holder.class);
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new ExceptionInInitializerError(ex);
+			}
+		}
+
+		private final transient Places places;
+
+		private final String key;
+
+		private final boolean fair;
+
+		private volatile int users;
+
+		volatile transient @Nullable Holder holder;
+
+		private transient @Nullable Holder displaced; // written and read by the thread that took the place over
+
+		Slot(Places places, String key, boolean fair) {
+			this.places = places;
+			this.key = key;
+			this.fair = fair;
+		}
+
+		boolean join() {
+			int current;
+			do {
+				current = this.users;
+				if (current < 0) {
+					return false;
+				}
+			}
+			while (!USERS.compareAndSet(this, current, current + 1));
+			return true;
+		}
+
+		void leave() {
+			if ((int) USERS.getAndAdd(this, -1) == 1) {
+				// idle: it stays for the key's next acquisition until a sweep retires it
+				this.places.idle();
+			}
+		}
+
+		/** Takes an idle place out of use for good, so that it can leave the map. */
+		boolean retire() {
+			return USERS.compareAndSet(this, 0, -1);
+		}
+
+		boolean take(long deadlineNanos, boolean tryOnce) throws InterruptedException {
+			if (tryAcquire(1)) {
+				return true;
+			}
+			if (tryOnce) {
+				return false;
+			}
+			while (true) {
+				long now = System.nanoTime();
+				long remaining = deadlineNanos - now;
+				if (remaining <= 0) {
+					return false;
+				}
+				Holder current = this.holder;
+				long wait = remaining;
+				if (current != null && current.isHeld()) {
+					// the holder's lease bounds the wait: past its end the place is taken over
+					wait = Math.min(wait, Math.max(0, current.expiryNanos() - now) + TAKEOVER_SLACK_NANOS);
+				}
+				if (tryAcquireNanos(1, wait)) {
+					return true;
+				}
+			}
+		}
+
+		/**
+		 * The holder whose place the caller took over because its lease ran out, once.
+		 * @return the displaced holder, or {@code null}
+		 */
+		@Nullable Holder takeDisplaced() {
+			Holder previous = this.displaced;
+			this.displaced = null;
+			return previous;
+		}
+
+		void free(Holder lease) {
+			if (HOLDER.compareAndSet(this, lease, null)) {
+				release(1);
+			}
+			leave();
+		}
+
+		@Override
+		protected boolean tryAcquire(int ignored) {
+			if (this.fair && hasQueuedPredecessors()) {
+				return false;
+			}
+			if (compareAndSetState(0, 1)) {
+				return true;
+			}
+			Holder current = this.holder;
+			// a holder whose lease ran out by its own clock gives its place up to the first thread that finds it so:
+			// the place changes hands without being opened, and that thread ends the holder before going on
+			if (current != null && current.isHeld() && System.nanoTime() - current.expiryNanos() >= 0
+					&& HOLDER.compareAndSet(this, current, null)) {
+				this.displaced = current;
+				return true;
+			}
+			return false;
+		}
+
+		@Override
+		protected boolean tryRelease(int ignored) {
+			setState(0);
+			return true;
+		}
+
+		@Override
+		protected boolean isHeldExclusively() {
+			return false;
+		}
+
+	}
+
+}

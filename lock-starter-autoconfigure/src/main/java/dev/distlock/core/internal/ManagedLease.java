@@ -1,0 +1,619 @@
+package dev.distlock.core.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.Lease;
+import dev.distlock.core.LockConfigurationException;
+import dev.distlock.core.LockLostException;
+import dev.distlock.core.LockRequest;
+import dev.distlock.core.LockType;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The core's lease: a backend's granted lock ({@code H}), its life ACQUIRING → HELD → (LOST) → RELEASED with its hold
+ * count, and its clock. Validity is judged by the lease's own clock (its expiry, counted from when the granting
+ * request or the last answered renewal was sent), never only by a flag a timer sets, so a fixed lease needs no timer
+ * at all. State changes are compare-and-set: a release never waits for a renewal in flight, and a loss can be
+ * reported from any thread. The lease knows nothing above it: it tells its {@link LeaseHost} when it ends, and holds
+ * its {@link LocalQueue} place only as the queue's {@link LocalQueue.Holder}.
+ *
+ * @param <H> the backend's handle type
+ */
+final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.Holder, LockAttempt.LossListener {
+
+	private static final Log logger = LogFactory.getLog(ManagedLease.class);
+
+	static final int ACQUIRING = 0;
+
+	static final int HELD = 1;
+
+	static final int LOST = 2;
+
+	static final int RELEASED = 3;
+
+	private static final VarHandle STATE;
+
+	private static final VarHandle HOLDS;
+
+	private static final VarHandle OUTER_RELEASED;
+
+	private static final VarHandle ENDED_LOCALLY;
+
+	private static final VarHandle BACKEND_RELEASED;
+
+	private static final VarHandle WATCHED;
+
+	private static final VarHandle SLOT;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			STATE = lookup.findVarHandle(ManagedLease.class, "state", int.class);
+			HOLDS = lookup.findVarHandle(ManagedLease.class, "holds", int.class);
+			OUTER_RELEASED = lookup.findVarHandle(ManagedLease.class, "outerReleased", boolean.class);
+			ENDED_LOCALLY = lookup.findVarHandle(ManagedLease.class, "endedLocally", boolean.class);
+			BACKEND_RELEASED = lookup.findVarHandle(ManagedLease.class, "backendReleased", boolean.class);
+			WATCHED = lookup.findVarHandle(ManagedLease.class, "watched", boolean.class);
+			SLOT = lookup.findVarHandle(ManagedLease.class, "slot", LocalQueue.Slot.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private final LeaseHost host;
+
+	private final LockProvider<H> provider;
+
+	private final LockAttempt attempt;
+
+	private final LockRequest request;
+
+	private final boolean watchdog;
+
+	private final @Nullable HoldAtLeast hold;
+
+	private final Thread ownerThread;
+
+	private @Nullable H held; // set once by granted(), before the lease is published
+
+	private long acquiredNanos;
+
+	// ---------------------------------------------------------------- life
+
+	private volatile int state = ACQUIRING;
+
+	private volatile int holds = 1;
+
+	private volatile boolean outerReleased;
+
+	private volatile boolean endedLocally;
+
+	private volatile boolean backendReleased;
+
+	private volatile boolean watched;
+
+	private volatile boolean published;
+
+	private volatile boolean releaseAtOnce;
+
+	private volatile @Nullable String reportedLoss;
+
+	private volatile @Nullable String lostReason;
+
+	private volatile @Nullable LostCallbacks lostCallbacks;
+
+	private @Nullable Thread worker; // guarded by this
+
+	private volatile LocalQueue.@Nullable Slot slot;
+
+	// ---------------------------------------------------------------- clock
+
+	private volatile long expiryNanos;
+
+	private volatile long latestEndNanos;
+
+	private volatile Duration renewLease;
+
+	private volatile long renewals;
+
+	private volatile long renewSentNanos;
+
+	private volatile boolean renewing;
+
+	/**
+	 * Creates the lease of one acquisition, with the attempt the backend is asked with.
+	 * @param host what the lease reports to
+	 * @param provider the backend
+	 * @param request what was asked for
+	 * @param fullKey the key with {@code distlock.key-prefix}
+	 * @param backendLease the lease to set on the backend
+	 * @param ownerPrefix this engine's owner prefix, unique across processes
+	 * @param ownerSequence this acquisition's number, appended to the prefix to make the owner token
+	 * @param callDeadline when every backend call of the acquisition must have returned
+	 * @param watchdog whether the watchdog renews the lease
+	 */
+	ManagedLease(LeaseHost host, LockProvider<H> provider, LockRequest request, String fullKey, Duration backendLease,
+			String ownerPrefix, long ownerSequence, long callDeadline, boolean watchdog) {
+		this.host = host;
+		this.provider = provider;
+		this.request = request;
+		this.attempt = new LockAttempt(fullKey, request.type(), request.permits(), backendLease, ownerPrefix,
+				ownerSequence, callDeadline, this);
+		this.watchdog = watchdog;
+		this.hold = HoldAtLeast.of(request);
+		this.renewLease = backendLease;
+		this.ownerThread = Thread.currentThread();
+	}
+
+	/**
+	 * The backend granted the lock; the lease runs from when the granting request was sent ({@code sentNanos}) and at
+	 * the latest from now, when the answer came.
+	 */
+	void granted(H held, long sentNanos) {
+		this.held = held;
+		this.acquiredNanos = System.nanoTime();
+		long lease = Timing.saturatedNanos(this.renewLease);
+		this.renewSentNanos = sentNanos;
+		this.expiryNanos = sentNanos + lease;
+		this.latestEndNanos = this.acquiredNanos + lease;
+		this.state = HELD;
+	}
+
+	/**
+	 * The acquisition is complete: the lease is in the table, its queue place and its watch are set. A loss the
+	 * backend reported before ({@link #reportedLost}) is applied now, so that it ends the lease through its host.
+	 */
+	void published() {
+		this.published = true;
+		String loss = this.reportedLoss;
+		if (loss != null) {
+			markLost(loss);
+		}
+	}
+
+	/** The backend reported the lock gone ({@link LockAttempt#reportLost(String)}), maybe before it was published. */
+	@Override
+	public void lost(String reason) {
+		this.reportedLoss = reason;
+		if (this.published) {
+			markLost(reason);
+		}
+	}
+
+	// ---------------------------------------------------------------- what the engine reads
+
+	LockProvider<H> provider() {
+		return this.provider;
+	}
+
+	LockAttempt attempt() {
+		return this.attempt;
+	}
+
+	H held() {
+		H lock = this.held;
+		if (lock == null) {
+			throw new IllegalStateException("Lease of lock '" + key() + "' was never granted");
+		}
+		return lock;
+	}
+
+	Thread ownerThread() {
+		return this.ownerThread;
+	}
+
+	long acquiredNanos() {
+		return this.acquiredNanos;
+	}
+
+	boolean isWatchdog() {
+		return this.watchdog;
+	}
+
+	int state() {
+		return this.state;
+	}
+
+	@Nullable String lostReason() {
+		return this.lostReason;
+	}
+
+	Duration renewLease() {
+		return this.renewLease;
+	}
+
+	long renewals() {
+		return this.renewals;
+	}
+
+	/**
+	 * Whether the lease was lost at some point, also when it was released afterwards (an operator's forced release, a
+	 * shutdown): what the guarded work must be told when it ends.
+	 * @return {@code true} once a loss was reported
+	 */
+	boolean wasLost() {
+		return this.lostReason != null;
+	}
+
+	// ---------------------------------------------------------------- Lease
+
+	@Override
+	public String key() {
+		return this.request.key();
+	}
+
+	@Override
+	public @Nullable String name() {
+		return this.request.name();
+	}
+
+	@Override
+	public LockType type() {
+		return this.attempt.type();
+	}
+
+	@Override
+	public long fencingToken() {
+		H lock = this.held;
+		return (lock != null) ? lock.fencingToken() : 0;
+	}
+
+	@Override
+	public Instant expiresAt() {
+		return Instant.now().plusNanos(this.expiryNanos - System.nanoTime());
+	}
+
+	@Override
+	public boolean isValid() {
+		return this.state == HELD && !isOutOfTime(System.nanoTime());
+	}
+
+	@Override
+	public void extend(Duration duration) {
+		if (duration.isNegative() || duration.isZero()) {
+			throw new LockConfigurationException("Lease extension must be positive, was " + duration);
+		}
+		long sent = System.nanoTime();
+		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
+			// past even the latest end the backend lease can have: too late to extend
+			markLost("its lease of " + this.renewLease + " ran out before it was extended");
+			releaseBackend();
+		}
+		checkHeld();
+		boolean extended;
+		try {
+			extended = this.provider.renew(held(), duration);
+		}
+		catch (Exception ex) {
+			throw new DistributedLockException("Could not extend lease of lock '" + key() + "'", ex);
+		}
+		if (!extended) {
+			markLost("the backend no longer holds it for this owner");
+		}
+		else if (this.state == HELD) {
+			// an owner-checked renewal that succeeded proves nobody held the lock in between
+			this.expiryNanos = sent + Timing.saturatedNanos(duration);
+			this.latestEndNanos = System.nanoTime() + Timing.saturatedNanos(duration);
+			this.renewSentNanos = sent;
+			this.renewals++;
+			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
+				this.renewLease = duration;
+			}
+			this.host.renewed(this);
+			return;
+		}
+		throw new LockLostException("Could not extend lease of lock '" + key() + "': " + this.lostReason);
+	}
+
+	@Override
+	public Lease onLost(Runnable callback) {
+		LostCallbacks callbacks;
+		synchronized (this) {
+			callbacks = this.lostCallbacks;
+			if (callbacks == null) {
+				callbacks = new LostCallbacks(key());
+				this.lostCallbacks = callbacks;
+			}
+		}
+		watch();
+		callbacks.add(callback, this.state == LOST);
+		return this;
+	}
+
+	@Override
+	public void release() {
+		if (OUTER_RELEASED.compareAndSet(this, false, true)) {
+			releaseHold();
+		}
+	}
+
+	// ---------------------------------------------------------------- EngineLease
+
+	@Override
+	public @Nullable LockLostException lossAtEnd() {
+		if (this.state == HELD && isOutOfTime(System.nanoTime())) {
+			markLost("its lease of " + this.renewLease + " ran out before the work ended");
+		}
+		if (!wasLost()) {
+			return null;
+		}
+		return new LockLostException("Lease of lock '" + key() + "' (" + type() + ", token " + fencingToken()
+				+ ") was lost while held: " + this.lostReason + "; another holder may have run at the same time");
+	}
+
+	@Override
+	public void forEachHeld(Consumer<ManagedLease<?>> action) {
+		action.accept(this);
+	}
+
+	@Override
+	public boolean isOuterHold() {
+		return true;
+	}
+
+	// ---------------------------------------------------------------- holds
+
+	/**
+	 * Counts one more hold by the owning thread, unless the lease already ended.
+	 * @return {@code true} if the hold was added
+	 */
+	boolean addHold() {
+		int current;
+		do {
+			current = this.holds;
+			if (current == 0 || this.state != HELD) {
+				return false;
+			}
+		}
+		while (!HOLDS.compareAndSet(this, current, current + 1));
+		return true;
+	}
+
+	/** An operator's release: ends the lease whatever its hold count. */
+	void forceRelease() {
+		this.outerReleased = true;
+		this.holds = 1;
+		releaseHold();
+	}
+
+	/** Ends one hold; the last one releases the lease. */
+	void releaseHold() {
+		if ((int) HOLDS.getAndAdd(this, -1) > 1) {
+			return;
+		}
+		int previous = (int) STATE.getAndSet(this, RELEASED);
+		if (previous == RELEASED) {
+			return;
+		}
+		try {
+			if (previous == HELD) {
+				// the local queue opens once the release is sent (ordered before the next local thread's request),
+				// so the next local thread does not find the lock busy
+				releaseBackend(true);
+			}
+			else {
+				releaseBackend();
+			}
+		}
+		finally {
+			if (previous == HELD) {
+				endLocally();
+			}
+			this.host.released(this, System.nanoTime() - this.acquiredNanos);
+		}
+	}
+
+	/** The lock was taken only to be given back (a multi-key acquisition that failed): no hold-at-least applies. */
+	void releaseWithoutHold() {
+		this.releaseAtOnce = true;
+		release();
+	}
+
+	/** Releases the backend lock once, whoever asks first. */
+	void releaseBackend() {
+		releaseBackend(false);
+	}
+
+	private void releaseBackend(boolean endWhenSent) {
+		if (!BACKEND_RELEASED.compareAndSet(this, false, true)) {
+			return;
+		}
+		try {
+			HoldAtLeast keep = this.releaseAtOnce ? null : this.hold;
+			if (keep == null || !keep.keep(this.provider, held(), this.acquiredNanos)) {
+				if (endWhenSent) {
+					this.provider.release(held(), this::endLocally);
+				}
+				else {
+					this.provider.release(held());
+				}
+			}
+		}
+		catch (Exception ex) {
+			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
+					+ "; it frees itself when its lease ends", ex);
+		}
+	}
+
+	/** Ends the local side of a released lease (table, local queue, watch) once, whoever asks first. */
+	private void endLocally() {
+		if (ENDED_LOCALLY.compareAndSet(this, false, true)) {
+			this.host.ended(this);
+		}
+	}
+
+	private void checkHeld() {
+		int current = this.state;
+		if (current == RELEASED) {
+			throw new LockLostException("Lease of lock '" + key() + "' was already released");
+		}
+		if (current == LOST) {
+			throw new LockLostException("Lease of lock '" + key() + "' was lost: " + this.lostReason);
+		}
+	}
+
+	// ---------------------------------------------------------------- loss
+
+	/** Marks the lease lost, once, and tells whoever listens. */
+	void markLost(String reason) {
+		if (!STATE.compareAndSet(this, HELD, LOST)) {
+			return;
+		}
+		this.lostReason = reason;
+		this.host.ended(this);
+		this.host.lost(this, reason);
+		LostCallbacks callbacks = this.lostCallbacks;
+		if (callbacks != null) {
+			callbacks.fire();
+		}
+		if (this.host.interruptOnLoss()) {
+			synchronized (this) {
+				if (this.worker != null) {
+					this.worker.interrupt();
+				}
+			}
+		}
+	}
+
+	/**
+	 * Sets or clears the thread interrupted if the lease is lost. Once cleared, no interrupt can arrive any more, so
+	 * none leaks to the next task of a pooled thread.
+	 * @param worker the thread running the guarded work, or {@code null} when it is done
+	 */
+	void worker(@Nullable Thread worker) {
+		synchronized (this) {
+			this.worker = worker;
+		}
+		if (worker != null) {
+			watch();
+		}
+	}
+
+	/** Asks the clock to fire this lease's loss when its time runs out (only needed when someone listens). */
+	private void watch() {
+		if (this.state == HELD && WATCHED.compareAndSet(this, false, true)) {
+			this.host.watch(this);
+		}
+	}
+
+	/** The lease clock watches this lease from the start (a watchdog lease, or a backend that never expires). */
+	void watchedFromStart() {
+		this.watched = true;
+	}
+
+	boolean isWatched() {
+		return this.watched;
+	}
+
+	/**
+	 * Marks the lease lost if its clock ran out.
+	 * @param now the current nano time
+	 * @return {@code true} if the lease is over (lost, released, or out of time now)
+	 */
+	boolean endIfExpired(long now) {
+		int current = this.state;
+		if (current == HELD && isOutOfTime(now)) {
+			markLost("its lease of " + this.renewLease + " ran out before it was "
+					+ (this.watchdog ? "renewed" : "released"));
+			return true;
+		}
+		return current == LOST || current == RELEASED;
+	}
+
+	/**
+	 * Marks the lease lost if its clock ran out and, if so, releases it on the backend on the calling thread (owner
+	 * checked, so a successor's lock is never touched): what a local waiter taking over does before it acquires.
+	 */
+	void endIfExpiredAndRelease(long now) {
+		if (endIfExpired(now) && this.state == LOST) {
+			releaseBackend();
+		}
+	}
+
+	// ---------------------------------------------------------------- clock
+
+	boolean isOutOfTime(long now) {
+		return now - this.expiryNanos >= 0;
+	}
+
+	boolean renewalDue(long now, long intervalNanos) {
+		return this.watchdog && this.state == HELD && !this.renewing && now - this.renewSentNanos >= intervalNanos;
+	}
+
+	Duration startRenewal(long sentNanos) {
+		this.renewing = true;
+		this.renewSentNanos = sentNanos;
+		return this.renewLease;
+	}
+
+	/**
+	 * The backend answered a renewal sent at {@code sentNanos}. An answer after the lease ran out counts as lost: the
+	 * backend may have given the lock away in between. The end only ever moves forward.
+	 */
+	void renewalAnswered(boolean renewed, long sentNanos, Duration lease) {
+		this.renewing = false;
+		if (endIfExpired(System.nanoTime())) {
+			return;
+		}
+		if (!renewed) {
+			markLost("the backend no longer holds it for this owner (expired or deleted)");
+			return;
+		}
+		long expiry = sentNanos + Timing.saturatedNanos(lease);
+		if (expiry - this.expiryNanos > 0) {
+			this.expiryNanos = expiry;
+			this.latestEndNanos = System.nanoTime() + Timing.saturatedNanos(lease);
+		}
+		this.renewals++;
+		this.host.renewed(this);
+	}
+
+	/** A renewal failed with an unknown outcome; the clock tries again while the lease lasts. */
+	void renewalFailed(Exception ex) {
+		this.renewing = false;
+		if (logger.isDebugEnabled()) {
+			logger.debug("Renewal of lease of lock '" + key() + "' failed; retrying while the lease lasts", ex);
+		}
+	}
+
+	// ---------------------------------------------------------------- LocalQueue.Holder
+
+	@Override
+	public boolean isHeld() {
+		return this.state == HELD;
+	}
+
+	@Override
+	public long expiryNanos() {
+		return this.expiryNanos;
+	}
+
+	void slot(LocalQueue.Slot slot) {
+		this.slot = slot;
+	}
+
+	/**
+	 * Takes the lease's local queue place away from it, once.
+	 * @return the place, or {@code null} if it has none (any more)
+	 */
+	LocalQueue.@Nullable Slot takeSlot() {
+		return (this.slot != null) ? (LocalQueue.Slot) SLOT.getAndSet(this, null) : null;
+	}
+
+	@Override
+	public String toString() {
+		return "Lease[" + this.attempt + ", token=" + fencingToken() + ", state=" + this.state + "]";
+	}
+
+}
