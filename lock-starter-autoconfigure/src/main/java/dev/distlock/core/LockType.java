@@ -1,6 +1,5 @@
 package dev.distlock.core;
 
-import dev.distlock.core.spi.LockProvider;
 
 /**
  * The kinds of lock distlock offers. Every backend supports the types it lists in

@@ -1,8 +1,6 @@
 package dev.distlock.core.callback;
 
 import dev.distlock.core.LockAcquisitionException;
-import dev.distlock.core.LockRequest;
-import dev.distlock.core.LockTemplate;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,8 +2,6 @@ package dev.distlock.core.callback;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockContext;
-import dev.distlock.core.LockRequest;
-import dev.distlock.core.LockTemplate;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -19,10 +19,10 @@ interface EngineLease extends Lease {
 	@Nullable LockLostException lossAtEnd();
 
 	/**
-	 * Runs the action for every single-key lease this one stands for.
+	 * Runs the action for the outermost lease of every key this one stands for.
 	 * @param action what to run
 	 */
-	void forEachHeld(Consumer<ManagedLease<?>> action);
+	void forEachHeld(Consumer<Lease> action);
 
 	/**
 	 * Whether this is the outermost hold of its locks (not a re-entrant one inside another).

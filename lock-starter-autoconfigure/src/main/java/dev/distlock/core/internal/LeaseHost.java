@@ -1,38 +1,41 @@
 package dev.distlock.core.internal;
 
 /**
- * What a {@link ManagedLease} tells the code that made it, so that the lease depends on nothing above it: the end of
+ * What a lease ({@link ManagedLease}) tells the code that made it, so that the lease depends on nothing above it: the end of
  * a hold (released or lost), the events listeners observe, and that it needs the lease clock's attention.
- * {@link LeaseTable} is the one implementation.
+ * {@link LeaseTable} is the one implementation. Generic in the lease's type, so that the host's contract names nothing
+ * of the lease that reports to it.
+ *
+ * @param <L> the lease type
  */
-interface LeaseHost {
+interface LeaseHost<L> {
 
 	/**
 	 * The lease ended: its outermost hold was released, or it was lost. Called once per lease, before the backend
 	 * release (if any) is sent, so that local bookkeeping never waits for the backend.
 	 * @param lease the lease
 	 */
-	void ended(ManagedLease<?> lease);
+	void ended(L lease);
 
 	/**
 	 * The backend release of a lease finished (or failed and was logged).
 	 * @param lease the lease
 	 * @param heldNanos time from grant to release
 	 */
-	void released(ManagedLease<?> lease, long heldNanos);
+	void released(L lease, long heldNanos);
 
 	/**
 	 * The lease was lost while held.
 	 * @param lease the lease
 	 * @param reason what happened
 	 */
-	void lost(ManagedLease<?> lease, String reason);
+	void lost(L lease, String reason);
 
 	/**
 	 * The lease was renewed or extended.
 	 * @param lease the lease
 	 */
-	void renewed(ManagedLease<?> lease);
+	void renewed(L lease);
 
 	/**
 	 * Whether a lost lease interrupts the thread running the guarded work.
@@ -45,6 +48,6 @@ interface LeaseHost {
 	 * its loss): the host has the lease clock watch it. Called at most once per lease.
 	 * @param lease the lease
 	 */
-	void watch(ManagedLease<?> lease);
+	void watch(L lease);
 
 }

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.RenewalOutcome;
 import org.apache.commons.logging.Log;

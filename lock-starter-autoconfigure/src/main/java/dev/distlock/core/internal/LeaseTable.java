@@ -9,7 +9,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.Lease;
 import dev.distlock.core.LockListener;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * frees its local queue place and its watch, and (when lost) releases it on the backend in the background; its events
  * reach the listeners. Also the one background thread for clean-up that must never delay a caller.
  */
-final class LeaseTable implements LeaseHost {
+final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 
 	private static final Log logger = LogFactory.getLog(LeaseTable.class);
 

@@ -16,7 +16,6 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
-import dev.distlock.core.LockTemplate;
 import dev.distlock.core.callback.AsyncHold;
 import dev.distlock.core.callback.BusyCallback;
 import dev.distlock.core.callback.LockCallback;

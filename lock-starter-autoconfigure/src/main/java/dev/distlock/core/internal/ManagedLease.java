@@ -71,7 +71,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		}
 	}
 
-	private final LeaseHost host;
+	private final LeaseHost<ManagedLease<?>> host;
 
 	private final LockProvider<H> provider;
 
@@ -131,6 +131,14 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private volatile boolean renewing;
 
+	// renewals and extensions in flight together: the backend may apply them in either order, whatever order their
+	// answers come back in, so while they overlap the lease ends at the earliest end any of them can have set
+	private int extensionsInFlight; // guarded by this
+
+	private long overlapEndNanos; // guarded by this
+
+	private boolean overlapped; // guarded by this
+
 	/**
 	 * Creates the lease of one acquisition, with the attempt the backend is asked with.
 	 * @param host what the lease reports to
@@ -143,7 +151,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	 * @param callDeadline when every backend call of the acquisition must have returned
 	 * @param watchdog whether the watchdog renews the lease
 	 */
-	ManagedLease(LeaseHost host, LockProvider<H> provider, LockRequest request, String fullKey, Duration backendLease,
+	ManagedLease(LeaseHost<ManagedLease<?>> host, LockProvider<H> provider, LockRequest request, String fullKey, Duration backendLease,
 			String ownerPrefix, long ownerSequence, long callDeadline, boolean watchdog) {
 		this.host = host;
 		this.provider = provider;
@@ -291,20 +299,23 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 			releaseBackend();
 		}
 		checkHeld();
-		boolean extended;
+		long end = sent + Timing.saturatedNanos(duration);
+		sending(end);
+		boolean extended = false;
 		try {
 			extended = this.provider.renew(held(), duration);
 		}
 		catch (Exception ex) {
 			throw new DistributedLockException("Could not extend lease of lock '" + key() + "'", ex);
 		}
+		finally {
+			answered(extended, end, Timing.saturatedNanos(duration));
+		}
 		if (!extended) {
 			markLost("the backend no longer holds it for this owner");
 		}
 		else if (this.state == HELD) {
 			// an owner-checked renewal that succeeded proves nobody held the lock in between
-			this.expiryNanos = sent + Timing.saturatedNanos(duration);
-			this.latestEndNanos = System.nanoTime() + Timing.saturatedNanos(duration);
 			this.renewSentNanos = sent;
 			this.renewals++;
 			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
@@ -353,7 +364,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	@Override
-	public void forEachHeld(Consumer<ManagedLease<?>> action) {
+	public void forEachHeld(Consumer<Lease> action) {
 		action.accept(this);
 	}
 
@@ -554,7 +565,39 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	Duration startRenewal(long sentNanos) {
 		this.renewing = true;
 		this.renewSentNanos = sentNanos;
-		return this.renewLease;
+		Duration lease = this.renewLease;
+		sending(sentNanos + Timing.saturatedNanos(lease));
+		return lease;
+	}
+
+	/** A renewal or extension that would end the lease at {@code end} is about to be sent. */
+	private synchronized void sending(long end) {
+		if (this.extensionsInFlight == 0) {
+			this.overlapEndNanos = end;
+			this.overlapped = false;
+		}
+		else {
+			this.overlapEndNanos = Math.min(this.overlapEndNanos, end);
+			this.overlapped = true;
+		}
+		this.extensionsInFlight++;
+	}
+
+	/**
+	 * A renewal or extension that would end the lease at {@code end} was answered (or failed, {@code renewed} then
+	 * {@code false}). Alone, a success sets the end the backend set. Overlapping others, the end becomes the earliest
+	 * any of them can have set, even if that is earlier than now: the local end must never be later than the
+	 * backend's.
+	 */
+	private synchronized void answered(boolean renewed, long end, long leaseNanos) {
+		this.extensionsInFlight--;
+		if (renewed) {
+			this.expiryNanos = this.overlapped ? Math.min(this.overlapEndNanos, end) : end;
+			long latest = System.nanoTime() + leaseNanos;
+			if (latest - this.latestEndNanos > 0) {
+				this.latestEndNanos = latest;
+			}
+		}
 	}
 
 	/**
@@ -563,17 +606,15 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	 */
 	void renewalAnswered(boolean renewed, long sentNanos, Duration lease) {
 		this.renewing = false;
+		long leaseNanos = Timing.saturatedNanos(lease);
 		if (endIfExpired(System.nanoTime())) {
+			answered(false, sentNanos + leaseNanos, leaseNanos);
 			return;
 		}
+		answered(renewed, sentNanos + leaseNanos, leaseNanos);
 		if (!renewed) {
 			markLost("the backend no longer holds it for this owner (expired or deleted)");
 			return;
-		}
-		long expiry = sentNanos + Timing.saturatedNanos(lease);
-		if (expiry - this.expiryNanos > 0) {
-			this.expiryNanos = expiry;
-			this.latestEndNanos = System.nanoTime() + Timing.saturatedNanos(lease);
 		}
 		this.renewals++;
 		this.host.renewed(this);
@@ -581,6 +622,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	/** A renewal failed with an unknown outcome; the clock tries again while the lease lasts. */
 	void renewalFailed(Exception ex) {
+		Duration lease = this.renewLease;
+		answered(false, this.renewSentNanos + Timing.saturatedNanos(lease), Timing.saturatedNanos(lease));
 		this.renewing = false;
 		if (logger.isDebugEnabled()) {
 			logger.debug("Renewal of lease of lock '" + key() + "' failed; retrying while the lease lasts", ex);

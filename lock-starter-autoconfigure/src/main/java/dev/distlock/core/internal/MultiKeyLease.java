@@ -130,7 +130,7 @@ final class MultiKeyLease implements EngineLease {
 	}
 
 	@Override
-	public void forEachHeld(Consumer<ManagedLease<?>> action) {
+	public void forEachHeld(Consumer<Lease> action) {
 		for (EngineLease part : this.parts) {
 			part.forEachHeld(action);
 		}

@@ -87,7 +87,7 @@ final class NestedLease implements EngineLease {
 	}
 
 	@Override
-	public void forEachHeld(Consumer<ManagedLease<?>> action) {
+	public void forEachHeld(Consumer<Lease> action) {
 		action.accept(this.outer);
 	}
 

@@ -2,6 +2,7 @@ package dev.distlock.core.internal;
 
 import java.util.Arrays;
 
+import dev.distlock.core.Lease;
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
@@ -38,7 +39,7 @@ final class ReentryHolds {
 	}
 
 	/** Ends the calling thread's claim on the lease (the lease itself stays held). */
-	void remove(ManagedLease<?> lease) {
+	void remove(Lease lease) {
 		Holds mine = this.holds.get();
 		for (int i = mine.size - 1; i >= 0; i--) {
 			if (mine.leases[i] == lease) {

@@ -2,8 +2,6 @@ package dev.distlock.core.spi;
 
 import java.time.Duration;
 
-import dev.distlock.core.LatchTemplate;
-
 /**
  * The backend SPI of {@code LatchTemplate}: a countdown latch whose count lives in the backend, so it survives the
  * processes that set it and count it down. A latch that does not exist (never set, counted down to zero, or expired)

@@ -2,7 +2,6 @@ package dev.distlock.core.spi;
 
 import java.time.Duration;
 
-import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.LockSettings;
 
 /**

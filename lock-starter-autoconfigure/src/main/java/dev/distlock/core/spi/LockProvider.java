@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
