@@ -34,7 +34,7 @@ final class RedisLockCalls {
 	long acquire(LockAttempt attempt, RedisLockKeys keys, byte[] owner, byte[] lease, byte[] retention,
 			byte[] waiterTimeout, boolean writerPreference) {
 		byte[] fence = keys.fenceKey();
-		long deadline = attempt.deadlineNanos();
+		long deadline = this.session.attemptDeadline(attempt);
 		ScriptRunner runner = this.session.runner(deadline);
 		RedisLockScripts scripts = this.session.scripts();
 		return switch (attempt.type()) {

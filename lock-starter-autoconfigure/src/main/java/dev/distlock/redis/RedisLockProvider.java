@@ -267,8 +267,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 		if (result > 0) {
 			int replicas = this.waitForReplicas;
 			if (replicas > 0) {
-				long acknowledged = this.session.runner(attempt.deadlineNanos())
-					.waitForReplicas(replicas, this.replicaTimeout, attempt.deadlineNanos());
+				long deadline = this.session.attemptDeadline(attempt);
+				long acknowledged = this.session.runner(deadline)
+					.waitForReplicas(replicas, this.replicaTimeout, deadline);
 				if (acknowledged < replicas) {
 					// the core gives the attempt up and releases what it may hold
 					throw new IllegalStateException("Lock '" + attempt.key() + "' reached " + acknowledged + " of "

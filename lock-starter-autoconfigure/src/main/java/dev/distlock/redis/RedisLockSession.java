@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -42,8 +41,6 @@ final class RedisLockSession {
 
 	private final ReleaseChannels classicChannels;
 
-	private final ThreadPoolExecutor connector = RedisThreads.inOrder("distlock-redis-connect-");
-
 	private volatile ReleaseChannels channels;
 
 	private volatile boolean sharded;
@@ -79,6 +76,18 @@ final class RedisLockSession {
 	}
 
 	/**
+	 * The deadline of a call made for an acquisition: the attempt's, which the core never lets pass before it starts
+	 * one; an attempt used again after it (a backend's own test) gets a call timeout from now.
+	 * @param attempt the attempt
+	 * @return the deadline on the {@link System#nanoTime()} scale
+	 */
+	long attemptDeadline(LockAttempt attempt) {
+		long own = attempt.deadlineNanos();
+		long fresh = callDeadline();
+		return (fresh - own > 0) ? fresh : own;
+	}
+
+	/**
 	 * The runner, connecting on first use; a caller waits for the connection until its deadline.
 	 * @param deadlineNanos when to give up waiting for the connection
 	 * @return the runner
@@ -95,7 +104,12 @@ final class RedisLockSession {
 			connection = this.connecting;
 			if (connection == null || connection.isCompletedExceptionally()
 					|| (connection.isDone() && !connection.join().isOpen())) {
-				connection = CompletableFuture.supplyAsync(this::connect, this.connector);
+				// a thread of its own that ends with the connection made: connecting is rare
+				connection = CompletableFuture.supplyAsync(this::connect, (task) -> {
+					Thread thread = new Thread(task, "distlock-redis-connect");
+					thread.setDaemon(true);
+					thread.start();
+				});
 				this.connecting = connection;
 			}
 		}
@@ -204,7 +218,6 @@ final class RedisLockSession {
 			this.closed = true;
 			current = this.runner;
 		}
-		this.connector.shutdownNow();
 		this.channels.close();
 		this.classicChannels.close();
 		if (current != null) {

@@ -15,10 +15,10 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
@@ -60,17 +60,19 @@ final class TemplateScriptRunner implements ScriptRunner {
 	/** On the calling thread, as long as the driver takes. */
 	private long execute(LockScript script, byte[][] keys, byte[][] args, Runnable sending) {
 		Long reply = this.redis.execute((RedisCallback<Long>) (connection) -> {
+			RedisScriptingCommands scripting = connection;
 			sending.run();
 			try {
-				return evalSha(connection, script, keys, args);
+				return integer(script, scripting.evalSha(script.sha1(), ReturnType.INTEGER, keys.length,
+						keysAndArgs(keys, args)));
 			}
 			catch (RuntimeException ex) {
 				if (!isNoScript(ex)) {
 					throw ex;
 				}
 				sending.run();
-				return integer(script, connection.scriptingCommands()
-					.eval(script.body(), ReturnType.INTEGER, keys.length, keysAndArgs(keys, args)));
+				return integer(script,
+						scripting.eval(script.body(), ReturnType.INTEGER, keys.length, keysAndArgs(keys, args)));
 			}
 		});
 		return integer(script, reply);
@@ -157,10 +159,10 @@ final class TemplateScriptRunner implements ScriptRunner {
 		}
 		try {
 			return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+				RedisScriptingCommands scripting = connection;
 				for (int i = 0; i < keys.size(); i++) {
-					connection.scriptingCommands()
-						.evalSha(script.sha1(), ReturnType.INTEGER, keys.get(i).length,
-								keysAndArgs(keys.get(i), args.get(i)));
+					scripting.evalSha(script.sha1(), ReturnType.INTEGER, keys.get(i).length,
+							keysAndArgs(keys.get(i), args.get(i)));
 				}
 				return null;
 			});
@@ -227,11 +229,6 @@ final class TemplateScriptRunner implements ScriptRunner {
 			Thread.currentThread().interrupt();
 			throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
 		}
-	}
-
-	private static long evalSha(RedisConnection connection, LockScript script, byte[][] keys, byte[][] args) {
-		return integer(script, connection.scriptingCommands()
-			.evalSha(script.sha1(), ReturnType.INTEGER, keys.length, keysAndArgs(keys, args)));
 	}
 
 	private static long integer(LockScript script, @Nullable Object reply) {
