@@ -130,19 +130,15 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
-			Consumer<Throwable> onFailure) {
+			Consumer<@Nullable Throwable> onDone) {
 		RedisFuture<Long> reply = this.commands.evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args);
 		reply.whenComplete((result, failure) -> {
 			if (failure instanceof RedisNoScriptException) {
 				this.commands.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args)
-					.whenComplete((again, failedAgain) -> {
-						if (failedAgain != null) {
-							onFailure.accept(failedAgain);
-						}
-					});
+					.whenComplete((again, failedAgain) -> onDone.accept(failedAgain));
 			}
-			else if (failure != null) {
-				onFailure.accept(failure);
+			else {
+				onDone.accept(failure);
 			}
 		});
 	}

@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.RenewalOutcome;
+import org.jspecify.annotations.Nullable;
 
 import static dev.distlock.redis.RedisArgs.bytes;
 import static dev.distlock.redis.RedisArgs.digits;
@@ -128,7 +129,11 @@ final class RedisLockCalls {
 			reply.whenComplete((result, failure) -> {
 				if (failure != null) {
 					// a server without the script: send its text (ordered after whatever followed meanwhile)
-					runner.send(script, scriptKeys, args, deadline, onFailure);
+					runner.send(script, scriptKeys, args, deadline, (again) -> {
+						if (again != null) {
+							onFailure.accept(again);
+						}
+					});
 				}
 			});
 			return;
@@ -140,23 +145,22 @@ final class RedisLockCalls {
 	 * Releases whatever the attempt may hold and takes it out of the FAIR queue or the waiting writers, in one script.
 	 * On an asynchronous connection it is only sent: it follows the attempt's own requests on that connection, so it
 	 * also frees a grant that reaches Redis late (a network that held the request back), and the caller never waits.
-	 * Otherwise it waits until the deadline.
+	 * Otherwise it runs on a thread of its own.
 	 */
-	void abandon(LockAttempt attempt, long deadline, Consumer<Throwable> onFailure) {
+	void abandon(LockAttempt attempt, long deadline, Consumer<@Nullable Throwable> onDone) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
 		byte[][] args = new byte[][] { bytes(attempt.owner()), keys.wakeupKey() };
 		byte[] wakeup = keys.wakeupKey();
 		ScriptRunner runner = this.session.runner(deadline);
 		RedisLockScripts scripts = this.session.scripts();
 		switch (attempt.type()) {
-			case MUTEX -> runner.send(scripts.releaseHolder, keys(keys.holderKey(), wakeup), args, deadline,
-					onFailure);
+			case MUTEX -> runner.send(scripts.releaseHolder, keys(keys.holderKey(), wakeup), args, deadline, onDone);
 			case FAIR -> runner.send(scripts.releaseHolder,
-					keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), args, deadline, onFailure);
+					keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), args, deadline, onDone);
 			case WRITE -> runner.send(scripts.releaseHolder, keys(keys.holderKey(), wakeup, keys.waitersKey()), args,
-					deadline, onFailure);
+					deadline, onDone);
 			case READ, SEMAPHORE -> runner.send(scripts.releaseMember, keys(keys.membersKey(), wakeup), args,
-					deadline, onFailure);
+					deadline, onDone);
 		}
 	}
 

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.distlock.core.RenewalOutcome;
@@ -348,8 +350,28 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(millis(attempt.lease()));
+		abandon(attempt, System.nanoTime() + leaseNanos, 0);
+	}
+
+	/**
+	 * Through {@code RedisTemplate} nothing orders the clean-up after the attempt's own request, which a silent network
+	 * may hold back and deliver later (on another connection): there the clean-up is sent again every call timeout,
+	 * until it was answered twice, so that the second answer comes after the first (and after what the network held
+	 * back with it), or until the attempt's lease has passed.
+	 */
+	private void abandon(LockAttempt attempt, long until, int answered) {
 		try {
-			this.calls.abandon(attempt, this.session.callDeadline(), (failure) -> abandonFailed(attempt, failure));
+			this.calls.abandon(attempt, this.session.callDeadline(), (failure) -> {
+				if (failure != null) {
+					abandonFailed(attempt, failure);
+				}
+				int answers = (failure != null) ? answered : answered + 1;
+				if (!this.session.sendsInOrder() && answers < 2 && System.nanoTime() - until < 0) {
+					CompletableFuture.delayedExecutor(this.callTimeout.toMillis(), TimeUnit.MILLISECONDS)
+						.execute(() -> abandon(attempt, until, answers));
+				}
+			});
 		}
 		catch (RuntimeException ex) {
 			abandonFailed(attempt, ex);

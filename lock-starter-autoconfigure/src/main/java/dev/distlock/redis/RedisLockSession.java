@@ -201,11 +201,23 @@ final class RedisLockSession {
 			@Override
 			public void close() {
 				channel.close();
-				runner.send(scripts.waitLeave, wakeup, new byte[][] { owner }, callDeadline(),
-						(failure) -> logger.debug("Could not unregister waiter " + attempt, failure));
+				runner.send(scripts.waitLeave, wakeup, new byte[][] { owner }, callDeadline(), (failure) -> {
+					if (failure != null && logger.isDebugEnabled()) {
+						logger.debug("Could not unregister waiter " + attempt, failure);
+					}
+				});
 			}
 
 		};
+	}
+
+	/**
+	 * Whether the runner sends asynchronously on one connection, so that a script sent after another runs after it.
+	 * @return {@code false} until connected, and through {@code RedisTemplate}
+	 */
+	boolean sendsInOrder() {
+		ScriptRunner current = this.runner;
+		return current != null && current.sendsAsynchronously();
 	}
 
 	boolean usesShardedPubSub() {

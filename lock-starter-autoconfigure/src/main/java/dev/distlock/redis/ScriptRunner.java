@@ -80,9 +80,11 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param keys its keys
 	 * @param args its arguments
 	 * @param deadlineNanos when a runner that waits gives up
-	 * @param onFailure called (on any thread) if the script failed or got no reply
+	 * @param onDone called (on any thread) once the script was answered, with {@code null}, or with why it failed or got
+	 * no reply
 	 */
-	void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos, Consumer<Throwable> onFailure);
+	void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
+			Consumer<@Nullable Throwable> onDone);
 
 	/**
 	 * Runs one script for many key sets in as few round trips as the connection allows (one, pipelined, on one node),

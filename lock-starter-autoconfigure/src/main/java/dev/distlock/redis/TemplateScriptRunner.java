@@ -111,17 +111,14 @@ final class TemplateScriptRunner implements ScriptRunner {
 	 */
 	@Override
 	public void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
-			Consumer<Throwable> onFailure) {
+			Consumer<@Nullable Throwable> onDone) {
 		try {
 			CompletableFuture.runAsync(() -> execute(script, keys, args, NOTHING), this.calls)
-				.whenComplete((result, failure) -> {
-					if (failure != null) {
-						onFailure.accept((failure.getCause() != null) ? failure.getCause() : failure);
-					}
-				});
+				.whenComplete((result, failure) -> onDone
+					.accept((failure != null && failure.getCause() != null) ? failure.getCause() : failure));
 		}
 		catch (RejectedExecutionException ex) {
-			onFailure.accept(ex);
+			onDone.accept(ex);
 		}
 	}
 
