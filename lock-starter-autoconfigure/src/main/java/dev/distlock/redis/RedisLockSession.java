@@ -171,7 +171,9 @@ final class RedisLockSession {
 	 */
 	ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) {
 		long now = System.nanoTime();
-		long deadline = now + Math.min(waitLeft.toNanos(), attempt.deadlineNanos() - now);
+		// a wait of centuries has no nanosecond count: the attempt's deadline is the nearer one then
+		long waitNanos = (waitLeft.getSeconds() < Integer.MAX_VALUE) ? waitLeft.toNanos() : Long.MAX_VALUE;
+		long deadline = now + Math.min(waitNanos, attempt.deadlineNanos() - now);
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
 		byte[][] wakeup = RedisArgs.keys(keys.wakeupKey());
 		byte[] owner = RedisArgs.bytes(attempt.owner());

@@ -95,20 +95,7 @@ final class ReleaseChannels {
 		if (first && !onSubscriber(() -> open(joined))) {
 			joined.confirmed.completeExceptionally(new IllegalStateException("Release channels are closed"));
 		}
-		boolean active = awaitConfirmation(joined, deadlineNanos);
-		return new ReleaseSubscription() {
-
-			@Override
-			public boolean isActive() {
-				return active;
-			}
-
-			@Override
-			public void close() {
-				leave(joined, listener);
-			}
-
-		};
+		return new Subscription(this, joined, listener, awaitConfirmation(joined, deadlineNanos));
 	}
 
 	/**
@@ -311,6 +298,23 @@ final class ReleaseChannels {
 		 * Closes the connection.
 		 */
 		void close();
+
+	}
+
+	/**
+	 * One waiter's place on a channel; active if the channel was confirmed while it waited.
+	 * @param channels where the channel is
+	 * @param channel the channel
+	 * @param listener the waiter's listener
+	 * @param isActive whether notifications come
+	 */
+	private record Subscription(ReleaseChannels channels, Channel channel, Runnable listener,
+			boolean isActive) implements ReleaseSubscription {
+
+		@Override
+		public void close() {
+			this.channels.leave(this.channel, this.listener);
+		}
 
 	}
 
