@@ -6,10 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
@@ -93,13 +95,13 @@ class RedisSilentNetworkTests {
 		assertThat(template.execute(request("warm-up"), () -> "ran")).isEqualTo("ran");
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch cut = new CountDownLatch(1);
-		long[] workEnded = new long[1];
+		AtomicLong workEnded = new AtomicLong();
 		CompletableFuture<Long> holder = CompletableFuture.supplyAsync(() -> {
 			template.execute(request("shared"), () -> {
 				holding.countDown();
 				cut.await();
 				Thread.sleep(WORK_AFTER_CUT.toMillis());
-				workEnded[0] = System.nanoTime();
+				workEnded.set(System.nanoTime());
 				return null;
 			});
 			return System.nanoTime();
@@ -118,7 +120,7 @@ class RedisSilentNetworkTests {
 		long waiterEnd = waiter.get(30, TimeUnit.SECONDS);
 		long holderEnd = holder.get(30, TimeUnit.SECONDS);
 		Duration waited = Duration.ofNanos(waiterEnd - waiterStart);
-		Duration release = Duration.ofNanos(holderEnd - workEnded[0]);
+		Duration release = Duration.ofNanos(holderEnd - workEnded.get());
 		System.out.printf("%s silent: waiter ended after %d ms, holder's call returned %d ms after its work%n", client,
 				waited.toMillis(), release.toMillis());
 		assertThat(waited).as("waiter (wait %s) ended within wait + call timeout", WAIT)
@@ -179,7 +181,7 @@ class RedisSilentNetworkTests {
 	}
 
 	private static Set<String> held(StringRedisTemplate redis, String prefix, List<String> asked) {
-		Set<String> held = new java.util.TreeSet<>();
+		Set<String> held = new TreeSet<>();
 		for (String key : asked) {
 			String holder = "{" + prefix + key + "}:mutex";
 			if (Boolean.TRUE.equals(redis.hasKey(holder))) {
