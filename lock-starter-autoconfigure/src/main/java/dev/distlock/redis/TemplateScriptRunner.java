@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -91,17 +92,12 @@ final class TemplateScriptRunner implements ScriptRunner {
 	@Override
 	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args,
 			long deadlineNanos) {
+		// complete: start() waited for it
 		try {
-			return reply.get();
+			return reply.join();
 		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
-					: new IllegalStateException(ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			// the reply is complete: start() waited for it
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
 		}
 	}
 
@@ -208,8 +204,8 @@ final class TemplateScriptRunner implements ScriptRunner {
 			result = CompletableFuture.supplyAsync(call, this.calls);
 		}
 		catch (RejectedExecutionException ex) {
-			throw new QueryTimeoutException("All " + MAX_CALL_THREADS + " Redis call threads are waiting for the "
-					+ "driver (Redis does not answer)", ex);
+			throw new QueryTimeoutException("No Redis call thread free: all " + MAX_CALL_THREADS + " wait for the "
+					+ "driver (Redis does not answer), or the provider is closed", ex);
 		}
 		try {
 			return result.get(left, TimeUnit.NANOSECONDS);
