@@ -200,8 +200,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Waits for a reply at most {@code nanos}; a reply that does not come in time is cancelled, which Lettuce turns into
-	 * skipping its answer when it arrives (the command may still run on the server: its outcome is unknown).
+	 * Waits for a reply at most {@code nanos}; a reply that does not come in time is cancelled, which Lettuce turns
+	 * into skipping its answer when it arrives (the command may still run on the server: its outcome is unknown).
 	 */
 	private static <T> @Nullable T awaitFor(CompletableFuture<T> reply, long nanos) {
 		try {

@@ -320,9 +320,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 
 	/**
 	 * Sends the owner-checked release and runs {@code sent} once it is written to the connection: this JVM's next
-	 * request (the next local waiter's acquire) is served after it. With {@link RedisReleaseMode#ASYNC} the call returns
-	 * then; otherwise it waits for the reply, at most the call timeout. A release that fails or gets no reply in time is
-	 * counted ({@link #failedReleases()}); its lock frees itself when its lease ends.
+	 * request (the next local waiter's acquire) is served after it. With {@link RedisReleaseMode#ASYNC} the call
+	 * returns then; otherwise it waits for the reply, at most the call timeout. A release that fails or gets no reply
+	 * in time is counted ({@link #failedReleases()}); its lock frees itself when its lease ends.
 	 */
 	@Override
 	public void release(RedisHeldLock held, Runnable sent) {

@@ -80,8 +80,8 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param keys its keys
 	 * @param args its arguments
 	 * @param deadlineNanos when a runner that waits gives up
-	 * @param onDone called (on any thread) once the script was answered, with {@code null}, or with why it failed or got
-	 * no reply
+	 * @param onDone called (on any thread) once the script was answered, with {@code null}, or with why it failed or
+	 * got no reply
 	 */
 	void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
 			Consumer<@Nullable Throwable> onDone);

@@ -102,7 +102,8 @@ class RedisSilentSubscriberTests {
 	}
 
 	private static JedisConnectionFactory jedis(int port) {
-		JedisConnectionFactory factory = new JedisConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+		JedisConnectionFactory factory = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", port));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
