@@ -48,6 +48,8 @@ public final class RedisLockAutoConfiguration {
 					"distlock.redis.fence-retention must be at least 1ms, was " + properties.getFenceRetention());
 		}
 		RedisLockProvider provider = new RedisLockProvider(connectionFactory);
+		// distlock.call-timeout: the bound of every call, whatever spring.data.redis.timeout is
+		provider.setCallTimeout(lockSettings.callTimeout());
 		provider.setWaiterTimeout(properties.getWaiterTimeout());
 		provider.setWriterPreference(properties.isWriterPreference());
 		provider.setFenceRetention(properties.getFenceRetention());

@@ -10,7 +10,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -21,6 +20,7 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -30,8 +30,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceExceptionConvert
  * Runs scripts on Lettuce's own asynchronous API, on the connection factory's shared native connection (standalone,
  * Sentinel, Cluster, SSL, client name: whatever {@code spring.data.redis.*} configured), outside Spring Data Redis'
  * per-call connection wrapper: {@code EVALSHA}, and {@code EVAL} when the server answers {@code NOSCRIPT} (after a
- * restart or {@code SCRIPT FLUSH}), which also loads the script again. Replies are awaited for at most the factory's
- * command timeout; failures are translated as Spring Data Redis translates them.
+ * restart or {@code SCRIPT FLUSH}), which also loads the script again. Each reply is awaited until the caller's
+ * deadline or the factory's command timeout, whichever comes first; failures are translated as Spring Data Redis
+ * translates them.
  * <p>
  * The factory's connection is held for the runner's life: with {@code shareNativeConnection} (Boot's default) that is
  * the connection the application's {@code RedisTemplate} shares; without it, a dedicated one.
@@ -83,97 +84,95 @@ final class LettuceScriptRunner implements ScriptRunner {
 	 * @param timeout how long a subscription may take
 	 * @return the sharded channels, or {@code null} for classic pub/sub
 	 */
-	static @Nullable ReleaseNotices shardedChannels(RedisConnectionFactory connectionFactory, ScriptRunner runner,
+	static @Nullable ReleaseChannels shardedChannels(RedisConnectionFactory connectionFactory, ScriptRunner runner,
 			Duration timeout) {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware()
 				&& lettuce.getNativeClient() instanceof RedisClusterClient client
-				&& runner.run(RedisLockScripts.classic().serverVersion, new byte[0][]) >= SHARDED_PUBSUB_VERSION) {
-			return new ShardedReleaseChannels(client, timeout);
+				&& runner.run(RedisLockScripts.classic().serverVersion, new byte[0][], new byte[0][],
+						System.nanoTime() + timeout.toNanos()) >= SHARDED_PUBSUB_VERSION) {
+			return new ReleaseChannels((wake) -> new ShardedPubSub(client, timeout, wake));
 		}
 		return null;
 	}
 
 	@Override
-	public long run(LockScript script, byte[][] keys, byte[]... args) {
-		return await(start(script, keys, args), script, keys, args);
+	public long run(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos, Runnable sending) {
+		sending.run();
+		CompletableFuture<Long> reply = start(script, keys, args, deadlineNanos);
+		try {
+			return await(reply, deadlineNanos);
+		}
+		catch (RedisNoScriptException ex) {
+			sending.run();
+			return await(eval(script, keys, args), deadlineNanos);
+		}
 	}
 
 	@Override
-	public CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args) {
+	public CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos) {
 		return this.commands.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
 	}
 
 	@Override
-	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args) {
+	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args,
+			long deadlineNanos) {
 		try {
-			return await(reply);
+			return await(reply, deadlineNanos);
 		}
 		catch (RedisNoScriptException ex) {
-			return await(this.commands.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args)
-				.toCompletableFuture());
+			return await(eval(script, keys, args), deadlineNanos);
 		}
 	}
 
+	private CompletableFuture<Long> eval(LockScript script, byte[][] keys, byte[][] args) {
+		return this.commands.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
+	}
+
 	@Override
-	public void send(LockScript script, byte[][] keys, byte[][] args, Consumer<Throwable> onFailure) {
+	public void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
+			Consumer<@Nullable Throwable> onDone) {
 		RedisFuture<Long> reply = this.commands.evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args);
 		reply.whenComplete((result, failure) -> {
 			if (failure instanceof RedisNoScriptException) {
 				this.commands.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args)
-					.whenComplete((again, failedAgain) -> {
-						if (failedAgain != null) {
-							onFailure.accept(failedAgain);
-						}
-					});
+					.whenComplete((again, failedAgain) -> onDone.accept(failedAgain));
 			}
-			else if (failure != null) {
-				onFailure.accept(failure);
+			else {
+				onDone.accept(failure);
 			}
 		});
 	}
 
 	@Override
-	public long[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args) {
+	public Reply[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args, long deadlineNanos) {
 		// Lettuce writes the commands back to back on one connection: one round trip for a node's whole batch
 		@SuppressWarnings("unchecked")
 		CompletableFuture<Long>[] replies = new CompletableFuture[keys.size()];
 		for (int i = 0; i < replies.length; i++) {
-			replies[i] = start(script, keys.get(i), args.get(i));
+			replies[i] = start(script, keys.get(i), args.get(i), deadlineNanos);
 		}
-		long[] results = new long[replies.length];
+		Reply[] results = new Reply[replies.length];
 		for (int i = 0; i < replies.length; i++) {
 			try {
-				results[i] = await(replies[i]);
+				results[i] = new Reply(await(replies[i], script, keys.get(i), args.get(i), deadlineNanos), null);
 			}
-			catch (RedisNoScriptException ex) {
-				results[i] = run(script, keys.get(i), args.get(i));
+			catch (RuntimeException ex) {
+				results[i] = Reply.failed(ex);
 			}
 		}
 		return results;
 	}
 
 	@Override
-	public long waitForReplicas(int replicas, Duration timeout) {
+	public long waitForReplicas(int replicas, Duration timeout, long deadlineNanos) {
 		if (!(this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone)) {
 			throw new UnsupportedOperationException("distlock.redis.wait-for-replicas works on standalone and "
 					+ "Sentinel connections only: a cluster connection sends WAIT to an arbitrary node");
 		}
 		RedisFuture<Long> acknowledged = standalone.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
-		try {
-			Long count = acknowledged.get(this.timeoutNanos + timeout.toNanos(), TimeUnit.NANOSECONDS);
-			return (count != null) ? count : 0;
-		}
-		catch (ExecutionException ex) {
-			throw translate(ex.getCause());
-		}
-		catch (TimeoutException ex) {
-			acknowledged.cancel(true);
-			throw translate(new RedisCommandTimeoutException("WAIT got no reply"));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw translate(new RedisCommandInterruptedException(ex));
-		}
+		Long count = awaitFor(acknowledged.toCompletableFuture(),
+				Math.min(this.timeoutNanos + timeout.toNanos(), deadlineNanos - System.nanoTime()));
+		return (count != null) ? count : 0;
 	}
 
 	@Override
@@ -192,13 +191,21 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return true;
 	}
 
-	private long await(CompletableFuture<Long> reply) {
+	private long await(CompletableFuture<Long> reply, long deadlineNanos) {
+		Long result = awaitFor(reply, Math.min(this.timeoutNanos, deadlineNanos - System.nanoTime()));
+		if (result == null) {
+			throw new IllegalStateException("Redis returned no reply to a lock script");
+		}
+		return result;
+	}
+
+	/**
+	 * Waits for a reply at most {@code nanos}; a reply that does not come in time is cancelled, which Lettuce turns
+	 * into skipping its answer when it arrives (the command may still run on the server: its outcome is unknown).
+	 */
+	private static <T> @Nullable T awaitFor(CompletableFuture<T> reply, long nanos) {
 		try {
-			Long result = reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
-			if (result == null) {
-				throw new IllegalStateException("Redis returned no reply to a lock script");
-			}
-			return result;
+			return reply.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = ex.getCause();
@@ -209,8 +216,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(true);
-			throw translate(new RedisCommandTimeoutException(
-					"Lock script got no reply within " + TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos) + " ms"));
+			throw new QueryTimeoutException(
+					"Redis gave no reply within " + TimeUnit.NANOSECONDS.toMillis(Math.max(0, nanos)) + " ms");
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -5,7 +5,8 @@ import java.time.Duration;
 
 /**
  * How values reach the scripts: as bytes, durations in whole milliseconds between 1 and a century (longer ones would
- * overflow Redis' expiry arithmetic), numbers as ASCII digits.
+ * overflow Redis' expiry arithmetic), rounded up so that a key never expires before the lease the core counts, numbers
+ * as ASCII digits.
  */
 final class RedisArgs {
 
@@ -31,6 +32,10 @@ final class RedisArgs {
 		long millis;
 		try {
 			millis = duration.toMillis();
+			if (duration.getNano() % 1_000_000 != 0 && !duration.isNegative()) {
+				// a fraction of a millisecond rounds up: the server must not free the key before the lease ends
+				millis++;
+			}
 		}
 		catch (ArithmeticException ex) {
 			millis = MAX_MILLIS;

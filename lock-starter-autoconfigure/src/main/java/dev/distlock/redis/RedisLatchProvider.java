@@ -30,6 +30,9 @@ public final class RedisLatchProvider implements LatchProvider {
 
 	private static final RedisScript<Long> COUNT_DOWN = script("latch-count-down.lua");
 
+	/** How long a waiter waits for its channel to be confirmed before it polls. */
+	private static final Duration SUBSCRIPTION_TIMEOUT = Duration.ofSeconds(1);
+
 	private final StringRedisTemplate redis;
 
 	private final ReleaseChannels channels;
@@ -40,7 +43,8 @@ public final class RedisLatchProvider implements LatchProvider {
 	 */
 	public RedisLatchProvider(RedisConnectionFactory connectionFactory) {
 		this.redis = new StringRedisTemplate(connectionFactory);
-		this.channels = new ReleaseChannels(connectionFactory, Duration.ofSeconds(2));
+		this.channels = new ReleaseChannels(
+				(wake) -> new ListenerContainerPubSub(connectionFactory, SUBSCRIPTION_TIMEOUT, wake));
 	}
 
 	@Override
@@ -68,7 +72,7 @@ public final class RedisLatchProvider implements LatchProvider {
 
 	@Override
 	public ReleaseSubscription subscribe(String latch, Runnable listener) {
-		return this.channels.subscribe(channel(latch), listener);
+		return this.channels.subscribe(channel(latch), listener, SUBSCRIPTION_TIMEOUT);
 	}
 
 	@Override

@@ -1,11 +1,14 @@
 package dev.distlock.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.RenewalOutcome;
+import org.jspecify.annotations.Nullable;
 
 import static dev.distlock.redis.RedisArgs.bytes;
 import static dev.distlock.redis.RedisArgs.digits;
@@ -24,39 +27,55 @@ final class RedisLockCalls {
 	}
 
 	/**
-	 * Runs the acquire script of the attempt's type.
+	 * Runs the acquire script of the attempt's type, by the attempt's deadline. The lease is counted from the request
+	 * that was answered: the attempt is marked sent once the connection exists, and again before an {@code EVAL}
+	 * that follows {@code NOSCRIPT}.
 	 * @return the fencing token (&gt; 0), or minus the holder's remaining lease in ms, or 0 when busy without a hint
 	 */
 	long acquire(LockAttempt attempt, RedisLockKeys keys, byte[] owner, byte[] lease, byte[] retention,
 			byte[] waiterTimeout, boolean writerPreference) {
 		byte[] fence = keys.fenceKey();
-		ScriptRunner runner = this.session.runner();
+		long deadline = this.session.attemptDeadline(attempt);
+		ScriptRunner runner = this.session.runner(deadline);
 		RedisLockScripts scripts = this.session.scripts();
 		return switch (attempt.type()) {
-			case MUTEX -> runner.run(scripts.acquireMutex, keys(keys.holderKey(), fence), owner, lease, retention);
+			case MUTEX -> runner.run(scripts.acquireMutex, keys(keys.holderKey(), fence),
+					new byte[][] { owner, lease, retention }, deadline, attempt::markSent);
 			case FAIR -> runner.run(scripts.acquireFair,
-					keys(keys.holderKey(), keys.queueKey(), keys.waitersKey(), fence), owner, lease, retention,
-					waiterTimeout);
+					keys(keys.holderKey(), keys.queueKey(), keys.waitersKey(), fence),
+					new byte[][] { owner, lease, retention, waiterTimeout }, deadline, attempt::markSent);
 			case READ -> runner.run(scripts.acquireRead,
-					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence), owner, lease, retention);
+					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence),
+					new byte[][] { owner, lease, retention }, deadline, attempt::markSent);
 			case WRITE -> runner.run(scripts.acquireWrite,
-					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence), owner, lease, retention,
-					writerPreference ? waiterTimeout : digits(0));
-			case SEMAPHORE -> runner.run(scripts.acquireSemaphore, keys(keys.membersKey(), fence), owner, lease,
-					retention, digits(attempt.permits()));
+					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence),
+					new byte[][] { owner, lease, retention, writerPreference ? waiterTimeout : digits(0) }, deadline,
+					attempt::markSent);
+			case SEMAPHORE -> runner.run(scripts.acquireSemaphore, keys(keys.membersKey(), fence),
+					new byte[][] { owner, lease, retention, digits(attempt.permits()) }, deadline, attempt::markSent);
 		};
 	}
 
-	boolean renew(RedisHeldLock held, byte[] leaseMillis) {
-		return this.session.runner().run(renewScript(held), renewKeys(held), held.ownerBytes(), leaseMillis) == 1;
+	boolean renew(RedisHeldLock held, byte[] leaseMillis, long deadline) {
+		return this.session.runner(deadline)
+			.run(renewScript(held), renewKeys(held), new byte[][] { held.ownerBytes(), leaseMillis }, deadline) == 1;
 	}
 
 	/**
 	 * Renews many leases, one batch per script (holders, members): the scripts written back to back on one
-	 * connection, one round trip per Redis node (pipelined through {@code RedisTemplate} for other drivers).
+	 * connection, one round trip per Redis node (pipelined through {@code RedisTemplate} for other drivers). Each
+	 * lease stands on its own reply: one that failed (its node down, an error) fails that lease only.
 	 */
-	boolean[] renewAll(List<RedisHeldLock> locks, byte[] leaseMillis) {
-		boolean[] renewed = new boolean[locks.size()];
+	RenewalOutcome[] renewAll(List<RedisHeldLock> locks, byte[] leaseMillis, long deadline) {
+		RenewalOutcome[] renewed = new RenewalOutcome[locks.size()];
+		ScriptRunner runner;
+		try {
+			runner = this.session.runner(deadline);
+		}
+		catch (RuntimeException ex) {
+			Arrays.fill(renewed, RenewalOutcome.failed(ex));
+			return renewed;
+		}
 		for (boolean member : new boolean[] { false, true }) {
 			List<Integer> positions = new ArrayList<>();
 			List<byte[][]> keys = new ArrayList<>();
@@ -71,10 +90,12 @@ final class RedisLockCalls {
 			}
 			if (!positions.isEmpty()) {
 				RedisLockScripts scripts = this.session.scripts();
-				long[] replies = this.session.runner()
-					.runAll(member ? scripts.renewMember : scripts.renewHolder, keys, args);
+				ScriptRunner.Reply[] replies = runner.runAll(member ? scripts.renewMember : scripts.renewHolder, keys,
+						args, deadline);
 				for (int i = 0; i < replies.length; i++) {
-					renewed[positions.get(i)] = replies[i] == 1;
+					RuntimeException failure = replies[i].failure();
+					renewed[positions.get(i)] = (failure != null) ? RenewalOutcome.failed(failure)
+							: RenewalOutcome.of(replies[i].value() == 1);
 				}
 			}
 		}
@@ -86,7 +107,7 @@ final class RedisLockCalls {
 	 * failed). Then waits for the reply, unless {@code async} and the connection sends asynchronously: a failure is
 	 * then retried once with the script's text (a server that lost its scripts) and reported to {@code onFailure}.
 	 */
-	void release(RedisHeldLock held, Runnable sent, boolean async, Consumer<Throwable> onFailure) {
+	void release(RedisHeldLock held, Runnable sent, boolean async, long deadline, Consumer<Throwable> onFailure) {
 		CompletableFuture<Long> reply;
 		ScriptRunner runner;
 		LockScript script;
@@ -95,11 +116,11 @@ final class RedisLockCalls {
 		try {
 			RedisLockKeys keys = held.keys();
 			boolean member = keys.heldAsMember();
-			runner = this.session.runner();
+			runner = this.session.runner(deadline);
 			script = member ? this.session.scripts().releaseMember : this.session.scripts().releaseHolder;
 			scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), keys.wakeupKey());
 			args = new byte[][] { held.ownerBytes(), keys.wakeupKey() };
-			reply = runner.start(script, scriptKeys, args);
+			reply = runner.start(script, scriptKeys, args, deadline);
 		}
 		finally {
 			sent.run();
@@ -108,31 +129,49 @@ final class RedisLockCalls {
 			reply.whenComplete((result, failure) -> {
 				if (failure != null) {
 					// a server without the script: send its text (ordered after whatever followed meanwhile)
-					runner.send(script, scriptKeys, args, onFailure);
+					runner.send(script, scriptKeys, args, deadline, (again) -> {
+						if (again != null) {
+							onFailure.accept(again);
+						}
+					});
 				}
 			});
 			return;
 		}
-		runner.await(reply, script, scriptKeys, args);
+		runner.await(reply, script, scriptKeys, args, deadline);
 	}
 
 	/**
 	 * Releases whatever the attempt may hold and takes it out of the FAIR queue or the waiting writers, in one script.
+	 * On an asynchronous connection it is only sent: it follows the attempt's own requests on that connection, so it
+	 * also frees a grant that reaches Redis late (a network that held the request back), and the caller never waits.
+	 * Otherwise it runs on a thread of its own.
 	 */
-	void abandon(LockAttempt attempt) {
+	void abandon(LockAttempt attempt, long deadline, Consumer<@Nullable Throwable> onDone) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
-		byte[] owner = bytes(attempt.owner());
+		byte[][] args = new byte[][] { bytes(attempt.owner()), keys.wakeupKey() };
 		byte[] wakeup = keys.wakeupKey();
-		ScriptRunner runner = this.session.runner();
+		ScriptRunner runner = this.session.runner(deadline);
 		RedisLockScripts scripts = this.session.scripts();
 		switch (attempt.type()) {
-			case MUTEX -> runner.run(scripts.releaseHolder, keys(keys.holderKey(), wakeup), owner, wakeup);
-			case FAIR -> runner.run(scripts.releaseHolder,
-					keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), owner, wakeup);
-			case WRITE -> runner.run(scripts.releaseHolder, keys(keys.holderKey(), wakeup, keys.waitersKey()), owner,
-					wakeup);
-			case READ, SEMAPHORE -> runner.run(scripts.releaseMember, keys(keys.membersKey(), wakeup), owner, wakeup);
+			case MUTEX -> runner.send(scripts.releaseHolder, keys(keys.holderKey(), wakeup), args, deadline, onDone);
+			case FAIR -> runner.send(scripts.releaseHolder,
+					keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), args, deadline, onDone);
+			case WRITE -> runner.send(scripts.releaseHolder, keys(keys.holderKey(), wakeup, keys.waitersKey()), args,
+					deadline, onDone);
+			case READ, SEMAPHORE -> runner.send(scripts.releaseMember, keys(keys.membersKey(), wakeup), args,
+					deadline, onDone);
 		}
+	}
+
+
+	/**
+	 * Reads the server's version, which writes nothing: the health probe.
+	 * @return the version as {@code redis.REDIS_VERSION_NUM}
+	 */
+	long serverVersion(long deadline) {
+		return this.session.runner(deadline).run(this.session.scripts().serverVersion, new byte[0][], new byte[0][],
+				deadline);
 	}
 
 	private LockScript renewScript(RedisHeldLock held) {

@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 import dev.distlock.core.LockType;
@@ -12,7 +13,9 @@ import dev.distlock.core.LockType;
  * even when the slots live on one node. Redis takes the tag from the first {@code {} to the first {@code }} after
  * it, so a {@code }} inside a user key would end the tag early (and one right at its start would leave it empty and
  * hash every key on its own); {@code }} and {@code %} are therefore percent-encoded inside the tag
- * ({@code %7D}, {@code %25}). The encoding is injective, so distinct keys never share names, and leaves ordinary
+ * ({@code %7D}, {@code %25}). An unpaired UTF-16 surrogate has no UTF-8 form (encoding would turn it into {@code ?},
+ * so {@code "k\uD800"} and {@code "k?"} would be one lock): it becomes {@code %u} and its four hex digits, as the
+ * ZooKeeper backend writes it. The encoding is injective, so distinct keys never share names, and leaves ordinary
  * keys readable: {@code lock:orders:42} becomes {@code {lock:orders:42}:mutex}.
  * <p>
  * Layout, per lock type (MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks):
@@ -104,19 +107,41 @@ final class RedisLockKeys {
 		if (fullKey.isEmpty()) {
 			throw new IllegalArgumentException("Lock key must not be empty");
 		}
-		if (fullKey.indexOf('%') < 0 && fullKey.indexOf('}') < 0) {
+		if (isPlain(fullKey)) {
 			return "{" + fullKey + "}";
 		}
 		StringBuilder tag = new StringBuilder(fullKey.length() + 8).append('{');
 		for (int i = 0; i < fullKey.length(); i++) {
 			char c = fullKey.charAt(i);
-			switch (c) {
-				case '%' -> tag.append("%25");
-				case '}' -> tag.append("%7D");
-				default -> tag.append(c);
+			if (c == '%') {
+				tag.append("%25");
+			}
+			else if (c == '}') {
+				tag.append("%7D");
+			}
+			else if (Character.isHighSurrogate(c) && i + 1 < fullKey.length()
+					&& Character.isLowSurrogate(fullKey.charAt(i + 1))) {
+				tag.append(c).append(fullKey.charAt(++i));
+			}
+			else if (Character.isSurrogate(c)) {
+				// '%u' starts no other escape, so the encoding stays injective
+				tag.append("%u").append(HexFormat.of().withUpperCase().toHexDigits(c));
+			}
+			else {
+				tag.append(c);
 			}
 		}
 		return tag.append('}').toString();
+	}
+
+	private static boolean isPlain(String key) {
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (c == '%' || c == '}' || Character.isSurrogate(c)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static byte[] join(byte[] prefix, String suffix) {

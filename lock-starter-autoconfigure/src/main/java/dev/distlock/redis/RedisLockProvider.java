@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.distlock.core.LockType;
@@ -44,7 +46,10 @@ import static dev.distlock.redis.RedisArgs.millis;
  * With a {@code LettuceConnectionFactory} (Spring Boot's default) the scripts run on Lettuce's own shared native
  * connection through its asynchronous API ({@code EVALSHA}, {@code EVAL} after {@code NOSCRIPT}), outside Spring Data
  * Redis' per-call connection handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
- * The connection is opened on first use. {@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC} lets a
+ * The connection is opened on first use. Every call ends by a deadline whatever the client's timeouts are: an
+ * acquisition's by its wait plus the {@link #setCallTimeout call timeout}, a release's, renewal's or health check's
+ * within the call timeout (through {@code RedisTemplate}, the call runs on a thread of its own that the caller stops
+ * waiting for). {@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC} lets a
  * release return once it is written to the connection. All keys of a lock share one hash tag (see
  * {@link RedisLockKeys}), so the backend works on Redis Cluster.
  * <p>
@@ -58,6 +63,9 @@ import static dev.distlock.redis.RedisArgs.millis;
  * @since 0.1.0
  */
 public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLock> {
+
+	/** Default of {@link #setCallTimeout(Duration)}. */
+	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
 
 	/** Default of {@link #setWaiterTimeout(Duration)}. */
 	public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
@@ -80,6 +88,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	private final LongAdder failedReleases = new LongAdder();
 
 	private volatile RedisReleaseMode releaseMode = RedisReleaseMode.SYNC;
+
+	private volatile Duration callTimeout = DEFAULT_CALL_TIMEOUT;
 
 	private volatile Duration waiterTimeout = DEFAULT_WAITER_TIMEOUT;
 
@@ -104,8 +114,29 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		this.session = new RedisLockSession(connectionFactory);
+		this.session = new RedisLockSession(connectionFactory, DEFAULT_CALL_TIMEOUT);
 		this.calls = new RedisLockCalls(this.session);
+	}
+
+	/**
+	 * Sets how long a release, a renewal or a health check may wait for Redis ({@code distlock.call-timeout}), and how
+	 * long a waiter waits for its release channel to be confirmed; an acquisition's calls end by its wait's deadline
+	 * plus this. Holds whatever the client's own timeouts are; a shorter client timeout still applies. Default
+	 * {@link #DEFAULT_CALL_TIMEOUT}.
+	 * @param callTimeout the call timeout
+	 */
+	public void setCallTimeout(Duration callTimeout) {
+		Assert.isTrue(callTimeout.toMillis() > 0, "Call timeout must be at least 1 ms");
+		this.callTimeout = callTimeout;
+		this.session.setCallTimeout(callTimeout);
+	}
+
+	/**
+	 * How long a release, a renewal or a health check may wait for Redis.
+	 * @return the call timeout
+	 */
+	public Duration getCallTimeout() {
+		return this.callTimeout;
 	}
 
 	/**
@@ -207,9 +238,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Releases sent with {@link RedisReleaseMode#ASYNC} that failed or got no reply (each is logged); the lease of each
-	 * bounded how long its lock stayed taken.
-	 * @return the number of failed asynchronous releases since start
+	 * Releases that failed or got no reply within the call timeout (each is logged); the lease of each bounded how long
+	 * its lock stayed taken.
+	 * @return the number of failed releases since start
 	 */
 	public long failedReleases() {
 		return this.failedReleases.sum();
@@ -238,7 +269,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 		if (result > 0) {
 			int replicas = this.waitForReplicas;
 			if (replicas > 0) {
-				long acknowledged = this.session.runner().waitForReplicas(replicas, this.replicaTimeout);
+				long deadline = this.session.attemptDeadline(attempt);
+				long acknowledged = this.session.runner(deadline)
+					.waitForReplicas(replicas, this.replicaTimeout, deadline);
 				if (acknowledged < replicas) {
 					// the core gives the attempt up and releases what it may hold
 					throw new IllegalStateException("Lock '" + attempt.key() + "' reached " + acknowledged + " of "
@@ -266,26 +299,17 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 
 	@Override
 	public boolean renew(RedisHeldLock held, Duration lease) {
-		return this.calls.renew(held, digits(millis(lease)));
+		return this.calls.renew(held, digits(millis(lease)), this.session.callDeadline());
 	}
 
 	/**
 	 * Renews many leases in one round trip per Redis node: the owner-checked renewal scripts written back to back on
-	 * one connection (pipelined through {@code RedisTemplate} for other drivers).
+	 * one connection (pipelined through {@code RedisTemplate} for other drivers), all answered within the call timeout.
+	 * Each lease stands on its own reply: one that failed (a shard down, an error) fails that lease only.
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<RedisHeldLock> locks, Duration lease) {
-		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
-		try {
-			boolean[] renewed = this.calls.renewAll(locks, digits(millis(lease)));
-			for (int i = 0; i < outcomes.length; i++) {
-				outcomes[i] = RenewalOutcome.of(renewed[i]);
-			}
-		}
-		catch (RuntimeException ex) {
-			java.util.Arrays.fill(outcomes, RenewalOutcome.failed(ex));
-		}
-		return outcomes;
+		return this.calls.renewAll(locks, digits(millis(lease)), this.session.callDeadline());
 	}
 
 	@Override
@@ -296,16 +320,24 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 
 	/**
 	 * Sends the owner-checked release and runs {@code sent} once it is written to the connection: this JVM's next
-	 * request (the next local waiter's acquire) is served after it. With {@link RedisReleaseMode#ASYNC} the call returns
-	 * then; otherwise it waits for the reply.
+	 * request (the next local waiter's acquire) is served after it. With {@link RedisReleaseMode#ASYNC} the call
+	 * returns then; otherwise it waits for the reply, at most the call timeout. A release that fails or gets no reply
+	 * in time is counted ({@link #failedReleases()}); its lock frees itself when its lease ends.
 	 */
 	@Override
 	public void release(RedisHeldLock held, Runnable sent) {
-		this.calls.release(held, sent, this.releaseMode == RedisReleaseMode.ASYNC,
-				(failure) -> releaseFailed(held, failure));
+		try {
+			this.calls.release(held, sent, this.releaseMode == RedisReleaseMode.ASYNC, this.session.callDeadline(),
+					(failure) -> asyncReleaseFailed(held, failure));
+		}
+		catch (RuntimeException ex) {
+			// the core logs it
+			this.failedReleases.increment();
+			throw ex;
+		}
 	}
 
-	private void releaseFailed(RedisHeldLock held, Throwable failure) {
+	private void asyncReleaseFailed(RedisHeldLock held, Throwable failure) {
 		this.failedReleases.increment();
 		logger.warn("Asynchronous release of " + held.attempt() + " failed; the lock stays taken until its lease "
 				+ "ends", failure);
@@ -313,17 +345,42 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 
 	/**
 	 * Releases whatever the attempt may hold (its reply may have been lost) and takes it out of the FAIR queue or the
-	 * waiting writers, in one script.
+	 * waiting writers, in one script, sent without waiting for the reply. On Lettuce's connection it follows the
+	 * attempt's own request, so a grant that reaches Redis late (a network that held it back) is released too.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(millis(attempt.lease()));
+		abandon(attempt, System.nanoTime() + leaseNanos, 0);
+	}
+
+	/**
+	 * Through {@code RedisTemplate} nothing orders the clean-up after the attempt's own request, which a silent network
+	 * may hold back and deliver later (on another connection): there the clean-up is sent again every call timeout,
+	 * until it was answered twice, so that the second answer comes after the first (and after what the network held
+	 * back with it), or until the attempt's lease has passed.
+	 */
+	private void abandon(LockAttempt attempt, long until, int answered) {
 		try {
-			this.calls.abandon(attempt);
+			this.calls.abandon(attempt, this.session.callDeadline(), (failure) -> {
+				if (failure != null) {
+					abandonFailed(attempt, failure);
+				}
+				int answers = (failure != null) ? answered : answered + 1;
+				if (!this.session.sendsInOrder() && answers < 2 && System.nanoTime() - until < 0) {
+					CompletableFuture.delayedExecutor(this.callTimeout.toMillis(), TimeUnit.MILLISECONDS)
+						.execute(() -> abandon(attempt, until, answers));
+				}
+			});
 		}
 		catch (RuntimeException ex) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Could not clean up after " + attempt + "; its lease or queue place ends on its own", ex);
-			}
+			abandonFailed(attempt, ex);
+		}
+	}
+
+	private static void abandonFailed(LockAttempt attempt, Throwable failure) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Could not clean up after " + attempt + "; its lease or queue place ends on its own", failure);
 		}
 	}
 
@@ -353,16 +410,13 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Health check for indicators and the locks endpoint: a {@code PING}, which writes nothing (no lock, no fencing
-	 * counter), bounded by the connection's command timeout.
+	 * Health check for indicators and the locks endpoint: a script that reads the server's version and writes nothing
+	 * (no lock, no fencing counter), on the connection the locks use, answered within the call timeout.
 	 * @param probe unused: the check touches no key
 	 */
 	@Override
 	public void checkHealth(LockAttempt probe) {
-		String pong = this.session.ping();
-		if (!"PONG".equalsIgnoreCase(pong)) {
-			throw new IllegalStateException("Redis answered PING with " + pong);
-		}
+		this.calls.serverVersion(this.session.callDeadline());
 	}
 
 }

@@ -1,6 +1,10 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.ReleaseSubscription;
@@ -8,7 +12,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
@@ -16,8 +20,12 @@ import org.springframework.util.ClassUtils;
 /**
  * One provider's connection to Redis: the {@link ScriptRunner} (Lettuce's native connection when the factory is
  * Lettuce's, else {@code RedisTemplate}; opened on first use and replaced if it was closed under it), the script set
- * and the release notices (classic pub/sub, or sharded pub/sub on a Redis 7+ Cluster), and the waiters' registration
+ * and the release channels (classic pub/sub, or sharded pub/sub on a Redis 7+ Cluster), and the waiters' registration
  * in a lock's wake-up set.
+ * <p>
+ * Connecting can take as long as the client's timeouts allow (Lettuce: its connect timeout, then a handshake bounded
+ * by its command timeout), so it runs on a thread of its own and every caller waits for it only until its own
+ * deadline; a caller that gives up leaves the connection to be made for the next one.
  */
 final class RedisLockSession {
 
@@ -26,8 +34,6 @@ final class RedisLockSession {
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisLockSession.class.getClassLoader());
 
-	private static final Duration SUBSCRIPTION_TIMEOUT = Duration.ofSeconds(2);
-
 	/** A registration outlives the wait by this much, so that a release at the very deadline still publishes. */
 	private static final long REGISTRATION_SLACK_MILLIS = 1000;
 
@@ -35,56 +41,122 @@ final class RedisLockSession {
 
 	private final ReleaseChannels classicChannels;
 
-	private volatile ReleaseNotices channels;
+	private volatile ReleaseChannels channels;
+
+	private volatile boolean sharded;
 
 	private volatile RedisLockScripts scripts = RedisLockScripts.classic();
 
 	private volatile @Nullable ScriptRunner runner;
 
+	private volatile Duration callTimeout;
+
+	private @Nullable CompletableFuture<ScriptRunner> connecting; // guarded by this
+
 	private boolean closed; // guarded by this
 
-	RedisLockSession(RedisConnectionFactory connectionFactory) {
+	RedisLockSession(RedisConnectionFactory connectionFactory, Duration callTimeout) {
 		this.connectionFactory = connectionFactory;
-		this.classicChannels = new ReleaseChannels(connectionFactory, SUBSCRIPTION_TIMEOUT);
+		this.callTimeout = callTimeout;
+		this.classicChannels = new ReleaseChannels(
+				(wake) -> new ListenerContainerPubSub(connectionFactory, callTimeout, wake));
 		this.channels = this.classicChannels;
 	}
 
+	void setCallTimeout(Duration callTimeout) {
+		this.callTimeout = callTimeout;
+	}
+
 	/**
-	 * The runner, connecting on first use.
-	 * @return the runner
+	 * A deadline {@code distlock.call-timeout} from now.
+	 * @return the deadline on the {@link System#nanoTime()} scale
 	 */
-	ScriptRunner runner() {
+	long callDeadline() {
+		return System.nanoTime() + this.callTimeout.toNanos();
+	}
+
+	/**
+	 * The deadline of a call made for an acquisition: the attempt's, which the core never lets pass before it starts
+	 * one; an attempt used again after it (a backend's own test) gets a call timeout from now.
+	 * @param attempt the attempt
+	 * @return the deadline on the {@link System#nanoTime()} scale
+	 */
+	long attemptDeadline(LockAttempt attempt) {
+		long own = attempt.deadlineNanos();
+		long fresh = callDeadline();
+		return (fresh - own > 0) ? fresh : own;
+	}
+
+	/**
+	 * The runner, connecting on first use; a caller waits for the connection until its deadline.
+	 * @param deadlineNanos when to give up waiting for the connection
+	 * @return the runner
+	 * @throws QueryTimeoutException if the connection was not made by the deadline
+	 */
+	ScriptRunner runner(long deadlineNanos) {
 		ScriptRunner current = this.runner;
 		if (current != null && current.isOpen()) {
 			return current;
 		}
+		CompletableFuture<ScriptRunner> connection;
 		synchronized (this) {
-			current = this.runner;
-			if (current == null || !current.isOpen()) {
-				Assert.state(!this.closed, "RedisLockProvider is closed");
-				boolean first = current == null;
-				if (current != null) {
-					current.close();
-				}
-				ScriptRunner lettuce = LETTUCE_PRESENT ? LettuceScriptRunner.of(this.connectionFactory) : null;
-				current = (lettuce != null) ? lettuce : new TemplateScriptRunner(this.connectionFactory);
-				if (first && lettuce != null) {
-					ReleaseNotices sharded = LettuceScriptRunner.shardedChannels(this.connectionFactory, lettuce,
-							SUBSCRIPTION_TIMEOUT);
-					if (sharded != null) {
-						this.channels = sharded;
-						this.scripts = RedisLockScripts.sharded();
-						this.classicChannels.close();
-					}
-				}
-				this.runner = current;
+			Assert.state(!this.closed, "RedisLockProvider is closed");
+			connection = this.connecting;
+			if (connection == null || connection.isCompletedExceptionally()
+					|| (connection.isDone() && !connection.join().isOpen())) {
+				// a thread of its own that ends with the connection made: connecting is rare
+				connection = CompletableFuture.supplyAsync(this::connect, (task) -> {
+					Thread thread = new Thread(task, "distlock-redis-connect");
+					thread.setDaemon(true);
+					thread.start();
+				});
+				this.connecting = connection;
 			}
-			return current;
+		}
+		try {
+			return connection.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException("Could not connect to Redis", ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw new QueryTimeoutException("Could not connect to Redis in time (still trying)");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new QueryTimeoutException("Interrupted while connecting to Redis", ex);
 		}
 	}
 
+	/** On the connector thread: replaces a closed runner, and on the first connection picks the scripts. */
+	private ScriptRunner connect() {
+		ScriptRunner current = this.runner;
+		if (current != null && current.isOpen()) {
+			return current;
+		}
+		boolean first = current == null;
+		if (current != null) {
+			current.close();
+		}
+		ScriptRunner lettuce = LETTUCE_PRESENT ? LettuceScriptRunner.of(this.connectionFactory) : null;
+		current = (lettuce != null) ? lettuce : new TemplateScriptRunner(this.connectionFactory);
+		if (first && lettuce != null) {
+			ReleaseChannels sharded = LettuceScriptRunner.shardedChannels(this.connectionFactory, lettuce,
+					this.callTimeout);
+			if (sharded != null) {
+				this.channels = sharded;
+				this.sharded = true;
+				this.scripts = RedisLockScripts.sharded();
+				this.classicChannels.close();
+			}
+		}
+		this.runner = current;
+		return current;
+	}
+
 	/**
-	 * The scripts; call {@link #runner()} first, which picks them on connecting.
+	 * The scripts; get a {@link #runner} first, which picks them on connecting.
 	 * @return the scripts
 	 */
 	RedisLockScripts scripts() {
@@ -93,18 +165,25 @@ final class RedisLockSession {
 
 	/**
 	 * Registers the waiter in the lock's wake-up set for as long as it waits (so releases publish), then listens on
-	 * the lock's channel; closing the subscription leaves both (the wake-up set without waiting for a reply). If
-	 * Redis cannot register it, the waiter polls.
+	 * the lock's channel; closing the subscription leaves both (the wake-up set without waiting for a reply). Both
+	 * steps end by the wait's deadline (the channel's confirmation also within {@code distlock.call-timeout}); if
+	 * Redis cannot register the waiter, or does not confirm the channel in time, the waiter polls.
 	 */
 	ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) {
+		long now = System.nanoTime();
+		// a wait of centuries has no nanosecond count: the attempt's deadline is the nearer one then
+		long waitNanos = (waitLeft.getSeconds() < Integer.MAX_VALUE) ? waitLeft.toNanos() : Long.MAX_VALUE;
+		long deadline = now + Math.min(waitNanos, attempt.deadlineNanos() - now);
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
 		byte[][] wakeup = RedisArgs.keys(keys.wakeupKey());
 		byte[] owner = RedisArgs.bytes(attempt.owner());
-		ScriptRunner runner = runner();
-		RedisLockScripts scripts = this.scripts;
+		ScriptRunner runner;
+		RedisLockScripts scripts;
 		try {
-			runner.run(scripts.waitRegister, wakeup, owner,
-					RedisArgs.digits(RedisArgs.millis(waitLeft) + REGISTRATION_SLACK_MILLIS));
+			runner = runner(deadline);
+			scripts = this.scripts;
+			runner.run(scripts.waitRegister, wakeup, new byte[][] { owner,
+					RedisArgs.digits(RedisArgs.millis(waitLeft) + REGISTRATION_SLACK_MILLIS) }, deadline);
 		}
 		catch (RuntimeException ex) {
 			if (logger.isDebugEnabled()) {
@@ -112,7 +191,8 @@ final class RedisLockSession {
 			}
 			return ReleaseSubscription.NONE;
 		}
-		ReleaseSubscription channel = this.channels.subscribe(keys.channel(), listener);
+		ReleaseSubscription channel = this.channels.subscribe(keys.channel(), listener,
+				Math.min(deadline - now, this.callTimeout.toNanos()) + now);
 		return new ReleaseSubscription() {
 
 			@Override
@@ -123,25 +203,27 @@ final class RedisLockSession {
 			@Override
 			public void close() {
 				channel.close();
-				runner.send(scripts.waitLeave, wakeup, new byte[][] { owner },
-						(failure) -> logger.debug("Could not unregister waiter " + attempt, failure));
+				runner.send(scripts.waitLeave, wakeup, new byte[][] { owner }, callDeadline(), (failure) -> {
+					if (failure != null && logger.isDebugEnabled()) {
+						logger.debug("Could not unregister waiter " + attempt, failure);
+					}
+				});
 			}
 
 		};
 	}
 
 	/**
-	 * Asks the server for a {@code PING}, which writes nothing.
-	 * @return the reply
+	 * Whether the runner sends asynchronously on one connection, so that a script sent after another runs after it.
+	 * @return {@code false} until connected, and through {@code RedisTemplate}
 	 */
-	@Nullable String ping() {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			return connection.ping();
-		}
+	boolean sendsInOrder() {
+		ScriptRunner current = this.runner;
+		return current != null && current.sendsAsynchronously();
 	}
 
 	boolean usesShardedPubSub() {
-		return this.channels instanceof ShardedReleaseChannels;
+		return this.sharded;
 	}
 
 	void close() {

@@ -1,185 +1,262 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import dev.distlock.core.spi.ReleaseSubscription;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.core.task.SyncTaskExecutor;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * Release notifications for every waiter of one provider over one Redis subscription: a single
- * {@link RedisMessageListenerContainer} (one connection, whatever the driver) with one listener per lock channel that
- * has waiters in this JVM, however many waiters share it.
+ * Release notifications for every waiter of one provider over one Redis subscription, with one subscribed channel per
+ * lock that has waiters in this JVM, however many waiters share it. How channels are subscribed is a {@link PubSub}:
+ * classic pub/sub through Spring's listener container ({@link ListenerContainerPubSub}), or sharded pub/sub on a
+ * Redis 7+ Cluster ({@link ShardedPubSub}).
  * <p>
- * The connection opens with the first waiter and then stays open: the container closes its connection when its last
- * listener goes, and reopening it would cost a connect on every contended acquisition, so a listener on a channel
- * nobody publishes on ({@link #ANCHOR}) keeps it. A channel is subscribed when its first waiter arrives (the waiter
- * waits for the subscription to be confirmed, so a release right after it is not missed) and unsubscribed off the
- * waiters' threads when its last one leaves. Subscribing and unsubscribing are serialized, since the container does
- * not define concurrent changes. When subscribing fails, waiters get {@link ReleaseSubscription#NONE} and poll.
+ * Subscribing can block without bound (a command timeout each with Lettuce; a half-open socket with Jedis), so no
+ * waiter ever makes that call: a channel's first waiter queues its subscription on one subscriber thread and waits
+ * for the confirmation only until its own deadline, holding no lock meanwhile, so that a release right after it is not
+ * missed. A waiter whose channel is not confirmed in time gets an inactive subscription and polls (it is still called
+ * if the confirmation comes later); while the subscriber thread is stuck, later waiters do not wait for it at all.
+ * Channels are unsubscribed on the same thread once their last waiter leaves, so a subscribe and an unsubscribe of one
+ * channel never overtake each other.
  */
-final class ReleaseChannels implements ReleaseNotices {
-
-	/** A channel nobody publishes on; listening to it keeps the shared connection open between waits. */
-	static final String ANCHOR = "distlock:redis:subscriber";
+final class ReleaseChannels {
 
 	private static final Log logger = LogFactory.getLog(ReleaseChannels.class);
 
-	private final RedisMessageListenerContainer container;
+	private final PubSub pubSub;
 
-	/** The container's own executor: recovery after a failed subscription, the listening loop of blocking drivers. */
-	private final ScheduledThreadPoolExecutor subscriber;
+	/** Subscribes and unsubscribes, one at a time and in order, off the waiters' threads. */
+	private final ThreadPoolExecutor subscriber = RedisThreads.inOrder("distlock-redis-subscriber-");
 
-	/** Unsubscribes idle channels, so a waiter that leaves never waits for Redis. */
-	private final ThreadPoolExecutor unsubscriber;
-
+	/** Guards the map and each channel's listeners; never held while talking to Redis. */
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private final Map<String, Channel> channels = new HashMap<>(); // guarded by lock
-
-	private @Nullable Channel anchor; // guarded by lock
+	/** Changed under the lock; read without it when a message arrives. */
+	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
 	private boolean closed; // guarded by lock
 
+	/** Set while a waiter gave up on the subscriber thread and it has not finished a task since. */
+	private final AtomicBoolean stalled = new AtomicBoolean();
+
 	private final AtomicBoolean failing = new AtomicBoolean();
 
-	ReleaseChannels(RedisConnectionFactory connectionFactory, Duration registrationTimeout) {
-		this.subscriber = new ScheduledThreadPoolExecutor(1, daemon("distlock-redis-subscriber-"));
-		this.unsubscriber = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				daemon("distlock-redis-unsubscriber-"));
-		this.container = new RedisMessageListenerContainer();
-		this.container.setConnectionFactory(connectionFactory);
-		// listeners only signal waiting threads: run them on the driver's thread rather than a thread per message
-		this.container.setTaskExecutor(new SyncTaskExecutor());
-		this.container.setSubscriptionExecutor(this.subscriber);
-		this.container.setMaxSubscriptionRegistrationWaitingTime(registrationTimeout.toMillis());
-		this.container.afterPropertiesSet();
-		// without listeners, starting opens no connection
-		this.container.start();
+	/**
+	 * Creates the channels.
+	 * @param pubSub makes the pub/sub from the callback that wakes a channel's waiters
+	 */
+	ReleaseChannels(Function<Consumer<String>, PubSub> pubSub) {
+		this.pubSub = pubSub.apply(this::wake);
 	}
 
 	/**
 	 * Calls the listener whenever a release is published on the channel, until the subscription is closed.
 	 * @param name the channel
 	 * @param listener what to call; cheap, from any thread
-	 * @return the subscription, or {@link ReleaseSubscription#NONE} if Redis could not subscribe
+	 * @param deadlineNanos how long to wait for the channel to be confirmed, on the {@link System#nanoTime()} scale
+	 * @return the subscription, {@link ReleaseSubscription#isActive() inactive} if the channel was not confirmed by
+	 * the deadline
 	 */
-	@Override
-	public ReleaseSubscription subscribe(String name, Runnable listener) {
+	ReleaseSubscription subscribe(String name, Runnable listener, long deadlineNanos) {
+		Channel channel;
+		boolean first = false;
 		this.lock.lock();
 		try {
 			if (this.closed) {
 				return ReleaseSubscription.NONE;
 			}
-			Channel channel = this.channels.get(name);
+			channel = this.channels.get(name);
 			if (channel == null) {
-				openConnection();
 				channel = new Channel(name);
-				add(channel);
 				this.channels.put(name, channel);
+				first = true;
 			}
 			channel.listeners.add(listener);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		Channel joined = channel;
+		if (first && !onSubscriber(() -> open(joined))) {
+			joined.confirmed.completeExceptionally(new IllegalStateException("Release channels are closed"));
+		}
+		return new Subscription(this, joined, listener, awaitConfirmation(joined, deadlineNanos));
+	}
+
+	/**
+	 * Calls the listener whenever a release is published on the channel, waiting up to the timeout for the channel to
+	 * be confirmed.
+	 * @param name the channel
+	 * @param listener what to call; cheap, from any thread
+	 * @param timeout how long to wait for the confirmation
+	 * @return the subscription, inactive if the channel was not confirmed in time
+	 */
+	ReleaseSubscription subscribe(String name, Runnable listener, Duration timeout) {
+		return subscribe(name, listener, System.nanoTime() + timeout.toNanos());
+	}
+
+	private boolean awaitConfirmation(Channel channel, long deadlineNanos) {
+		CompletableFuture<Void> confirmed = channel.confirmed;
+		if (!confirmed.isDone() && this.stalled.get()) {
+			return false;
+		}
+		try {
+			confirmed.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (TimeoutException ex) {
+			this.stalled.set(true);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Subscription to " + channel.name + " not confirmed in time; the waiter polls");
+			}
+			return false;
+		}
+		catch (ExecutionException ex) {
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/** On the subscriber thread: subscribes a channel that still has waiters. */
+	private void open(Channel channel) {
+		try {
+			if (!isCurrent(channel)) {
+				channel.confirmed.completeExceptionally(new IllegalStateException("Nobody waits any more"));
+				return;
+			}
+			this.pubSub.subscribe(channel.name);
+			channel.subscribed = true;
+			channel.confirmed.complete(null);
 			if (this.failing.compareAndSet(true, false)) {
 				logger.info("Release notifications of Redis locks work again");
 			}
-			Channel subscribed = channel;
-			return () -> leave(subscribed, listener);
 		}
 		catch (RuntimeException ex) {
+			drop(channel);
+			channel.confirmed.completeExceptionally(ex);
 			if (this.failing.compareAndSet(false, true)) {
 				logger.warn("Could not subscribe to release notifications of Redis locks; waiters poll until "
 						+ "subscribing works again", ex);
 			}
 			else if (logger.isDebugEnabled()) {
-				logger.debug("Could not subscribe to " + name, ex);
+				logger.debug("Could not subscribe to " + channel.name, ex);
 			}
-			return ReleaseSubscription.NONE;
+		}
+		finally {
+			this.stalled.set(false);
+		}
+	}
+
+	/** Whether the channel is still the map's and has waiters; a channel without them leaves the map. */
+	private boolean isCurrent(Channel channel) {
+		this.lock.lock();
+		try {
+			if (this.closed || this.channels.get(channel.name) != channel) {
+				return false;
+			}
+			if (channel.listeners.isEmpty()) {
+				this.channels.remove(channel.name);
+				return false;
+			}
+			return true;
 		}
 		finally {
 			this.lock.unlock();
 		}
 	}
 
-	private void openConnection() {
-		if (this.anchor == null) {
-			Channel anchor = new Channel(ANCHOR);
-			add(anchor);
-			this.anchor = anchor;
-		}
-	}
-
-	private void add(Channel channel) {
+	private void drop(Channel channel) {
+		this.lock.lock();
 		try {
-			this.container.addMessageListener(channel, channel.topic);
+			this.channels.remove(channel.name, channel);
 		}
-		catch (RuntimeException ex) {
-			// the container keeps a listener it failed to subscribe; drop it so a later attempt starts clean
-			if (channel.name.equals(ANCHOR)) {
-				this.anchor = null;
-			}
-			removeLater(channel);
-			throw ex;
+		finally {
+			this.lock.unlock();
 		}
 	}
 
 	private void leave(Channel channel, Runnable listener) {
-		if (channel.listeners.remove(listener) && channel.listeners.isEmpty()) {
-			removeLater(channel);
-		}
-	}
-
-	private void removeLater(Channel channel) {
-		try {
-			this.unsubscriber.execute(() -> removeIfIdle(channel));
-		}
-		catch (RejectedExecutionException ex) {
-			// closed: the container is gone with all its channels
-		}
-	}
-
-	private void removeIfIdle(Channel channel) {
+		boolean idle;
 		this.lock.lock();
 		try {
-			if (this.closed || channel == this.anchor || !channel.listeners.isEmpty()) {
-				return;
-			}
-			this.channels.remove(channel.name, channel);
-			this.container.removeMessageListener(channel, channel.topic);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not unsubscribe from " + channel.name, ex);
+			idle = channel.listeners.remove(listener) && channel.listeners.isEmpty();
 		}
 		finally {
 			this.lock.unlock();
+		}
+		if (idle) {
+			onSubscriber(() -> closeIfIdle(channel));
+		}
+	}
+
+	/** On the subscriber thread: unsubscribes a channel whose last waiter left, unless another one came. */
+	private void closeIfIdle(Channel channel) {
+		this.lock.lock();
+		try {
+			if (this.closed || !channel.listeners.isEmpty() || !this.channels.remove(channel.name, channel)) {
+				return;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (channel.subscribed) {
+			try {
+				this.pubSub.unsubscribe(channel.name);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not unsubscribe from " + channel.name, ex);
+			}
+		}
+	}
+
+	private boolean onSubscriber(Runnable task) {
+		try {
+			this.subscriber.execute(task);
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			// closed: the subscription is gone with all its channels
+			return false;
+		}
+	}
+
+	private void wake(String name) {
+		Channel channel = this.channels.get(name);
+		if (channel != null) {
+			for (Runnable listener : channel.listeners) {
+				try {
+					listener.run();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Release listener of " + name + " failed", ex);
+				}
+			}
 		}
 	}
 
 	/**
 	 * Stops every subscription and closes the connection.
 	 */
-	@Override
-	public void close() {
+	void close() {
 		this.lock.lock();
 		try {
 			if (this.closed) {
@@ -187,54 +264,73 @@ final class ReleaseChannels implements ReleaseNotices {
 			}
 			this.closed = true;
 			this.channels.clear();
-			this.anchor = null;
 		}
 		finally {
 			this.lock.unlock();
 		}
-		this.unsubscriber.shutdownNow();
-		try {
-			this.container.destroy();
-		}
-		catch (Exception ex) {
-			logger.debug("Could not stop the release listener container", ex);
-		}
 		this.subscriber.shutdownNow();
+		try {
+			this.pubSub.close();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not close the release notification connection", ex);
+		}
 	}
 
-	private static ThreadFactory daemon(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
+	/**
+	 * How channels are subscribed. Called on the subscriber thread only, one call at a time; the calls may block.
+	 */
+	interface PubSub {
+
+		/**
+		 * Subscribes a channel and returns once Redis confirmed it.
+		 * @param channel the channel
+		 */
+		void subscribe(String channel);
+
+		/**
+		 * Unsubscribes a channel.
+		 * @param channel the channel
+		 */
+		void unsubscribe(String channel);
+
+		/**
+		 * Closes the connection.
+		 */
+		void close();
+
+	}
+
+	/**
+	 * One waiter's place on a channel; active if the channel was confirmed while it waited.
+	 * @param channels where the channel is
+	 * @param channel the channel
+	 * @param listener the waiter's listener
+	 * @param isActive whether notifications come
+	 */
+	private record Subscription(ReleaseChannels channels, Channel channel, Runnable listener,
+			boolean isActive) implements ReleaseSubscription {
+
+		@Override
+		public void close() {
+			this.channels.leave(this.channel, this.listener);
+		}
+
 	}
 
 	/** One lock channel and the waiters of this JVM that listen to it. */
-	private static final class Channel implements MessageListener {
+	private static final class Channel {
 
 		private final String name;
 
-		private final ChannelTopic topic;
-
 		private final Set<Runnable> listeners = new CopyOnWriteArraySet<>();
+
+		private final CompletableFuture<Void> confirmed = new CompletableFuture<>();
+
+		private volatile boolean subscribed;
 
 		Channel(String name) {
 			this.name = name;
-			this.topic = ChannelTopic.of(name);
-		}
-
-		@Override
-		public void onMessage(Message message, byte @Nullable [] pattern) {
-			for (Runnable listener : this.listeners) {
-				try {
-					listener.run();
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Release listener of " + this.name + " failed", ex);
-				}
-			}
 		}
 
 	}

@@ -5,9 +5,20 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
@@ -15,12 +26,23 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
  * Runs scripts through Spring Data Redis' {@link RedisTemplate}, for any driver (Jedis, Redisson's connection
- * factory): its script executor sends {@code EVALSHA} and falls back to {@code EVAL} on {@code NOSCRIPT}. Batches are
- * pipelined where the connection can (not on a cluster connection); {@link #send} waits for the reply.
+ * factory): {@code EVALSHA}, and {@code EVAL} when the server answers {@code NOSCRIPT}. Batches are pipelined where the
+ * connection can (not on a cluster connection).
+ * <p>
+ * Such drivers block the calling thread until their own socket timeout (Jedis: {@code spring.data.redis.timeout}, 2 s
+ * when unset), and a pooled connection may be waited for besides. So that the caller's deadline holds whatever those
+ * are, every call runs on one of at most {@value #MAX_CALL_THREADS} daemon threads and the caller waits for it only
+ * until its deadline; the thread itself stays blocked until the driver gives up. When all of them are blocked (a
+ * silent network), further calls fail at once.
  */
 final class TemplateScriptRunner implements ScriptRunner {
 
+	/** How many calls may be blocked in the driver at once. */
+	static final int MAX_CALL_THREADS = 64;
+
 	private final RedisTemplate<byte[], byte[]> redis = new RedisTemplate<>();
+
+	private final ThreadPoolExecutor calls;
 
 	TemplateScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.redis.setConnectionFactory(connectionFactory);
@@ -28,22 +50,39 @@ final class TemplateScriptRunner implements ScriptRunner {
 		this.redis.setKeySerializer(RedisSerializer.byteArray());
 		this.redis.setValueSerializer(RedisSerializer.byteArray());
 		this.redis.afterPropertiesSet();
+		this.calls = RedisThreads.upTo(MAX_CALL_THREADS, "distlock-redis-call-");
 	}
 
 	@Override
-	public long run(LockScript script, byte[][] keys, byte[]... args) {
-		Long result = this.redis.execute(script.redisScript(), Arrays.asList(keys), (Object[]) args);
-		if (result == null) {
-			throw new IllegalStateException("Redis returned no reply to a lock script (is it in a transaction or "
-					+ "pipeline?)");
-		}
-		return result;
+	public long run(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos, Runnable sending) {
+		return bounded(() -> execute(script, keys, args, sending), deadlineNanos);
+	}
+
+	/** On the calling thread, as long as the driver takes. */
+	private long execute(LockScript script, byte[][] keys, byte[][] args, Runnable sending) {
+		Long reply = this.redis.execute((RedisCallback<Long>) (connection) -> {
+			RedisScriptingCommands scripting = connection;
+			sending.run();
+			try {
+				return integer(script, scripting.evalSha(script.sha1(), ReturnType.INTEGER, keys.length,
+						keysAndArgs(keys, args)));
+			}
+			catch (RuntimeException ex) {
+				if (!isNoScript(ex)) {
+					throw ex;
+				}
+				sending.run();
+				return integer(script,
+						scripting.eval(script.body(), ReturnType.INTEGER, keys.length, keysAndArgs(keys, args)));
+			}
+		});
+		return integer(script, reply);
 	}
 
 	@Override
-	public CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args) {
+	public CompletableFuture<Long> start(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos) {
 		try {
-			return CompletableFuture.completedFuture(run(script, keys, args));
+			return CompletableFuture.completedFuture(run(script, keys, args, deadlineNanos));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -51,7 +90,9 @@ final class TemplateScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args) {
+	public long await(CompletableFuture<Long> reply, LockScript script, byte[][] keys, byte[][] args,
+			long deadlineNanos) {
+		// complete: start() waited for it
 		try {
 			return reply.join();
 		}
@@ -60,62 +101,84 @@ final class TemplateScriptRunner implements ScriptRunner {
 		}
 	}
 
+	/**
+	 * Runs the script on a call thread and returns at once; unlike Lettuce's connection, nothing orders it before the
+	 * caller's next call.
+	 */
 	@Override
-	public void send(LockScript script, byte[][] keys, byte[][] args, Consumer<Throwable> onFailure) {
+	public void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
+			Consumer<@Nullable Throwable> onDone) {
 		try {
-			run(script, keys, args);
+			CompletableFuture.runAsync(() -> execute(script, keys, args, NOTHING), this.calls)
+				.whenComplete((result, failure) -> onDone
+					.accept((failure != null && failure.getCause() != null) ? failure.getCause() : failure));
 		}
-		catch (RuntimeException ex) {
-			onFailure.accept(ex);
+		catch (RejectedExecutionException ex) {
+			onDone.accept(ex);
 		}
 	}
 
 	/**
-	 * Pipelines the calls on one connection; on a cluster connection (no pipelining across nodes) or when the
-	 * pipeline fails as a whole (for example the script is not loaded yet after a restart), runs them one by one.
+	 * Pipelines the calls on one connection; each failed call of the pipeline (and every call, on a cluster
+	 * connection, which cannot pipeline across nodes) runs again on its own, with the {@code NOSCRIPT} fallback.
 	 */
 	@Override
-	public long[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args) {
-		if (keys.size() > 1) {
-			try {
-				return pipelined(script, keys, args);
-			}
-			catch (RuntimeException ex) {
-				// below, one by one, each with the NOSCRIPT fallback
-			}
+	public Reply[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args, long deadlineNanos) {
+		try {
+			return bounded(() -> {
+				List<Object> pipelined = pipelined(script, keys, args);
+				Reply[] replies = new Reply[keys.size()];
+				for (int i = 0; i < replies.length; i++) {
+					Object reply = (pipelined != null) ? pipelined.get(i) : null;
+					replies[i] = (reply instanceof Number number) ? new Reply(number.longValue(), null)
+							: runAlone(script, keys.get(i), args.get(i), deadlineNanos);
+				}
+				return replies;
+			}, deadlineNanos);
 		}
-		long[] results = new long[keys.size()];
-		for (int i = 0; i < results.length; i++) {
-			results[i] = run(script, keys.get(i), args.get(i));
+		catch (RuntimeException ex) {
+			// no reply at all: every call's outcome is unknown
+			Reply[] replies = new Reply[keys.size()];
+			Arrays.fill(replies, Reply.failed(ex));
+			return replies;
 		}
-		return results;
 	}
 
-	private long[] pipelined(LockScript script, List<byte[][]> keys, List<byte[][]> args) {
-		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			for (int i = 0; i < keys.size(); i++) {
-				byte[][] callKeys = keys.get(i);
-				byte[][] callArgs = args.get(i);
-				byte[][] keysAndArgs = Arrays.copyOf(callKeys, callKeys.length + callArgs.length);
-				System.arraycopy(callArgs, 0, keysAndArgs, callKeys.length, callArgs.length);
-				connection.scriptingCommands().evalSha(script.sha1(), ReturnType.INTEGER, callKeys.length,
-						keysAndArgs);
-			}
+	/** The pipeline's replies (a failed call's as its exception), or {@code null} if it could not run. */
+	private @Nullable List<Object> pipelined(LockScript script, List<byte[][]> keys,
+			List<byte[][]> args) {
+		if (keys.size() < 2) {
 			return null;
-		});
-		long[] results = new long[replies.size()];
-		for (int i = 0; i < results.length; i++) {
-			Object reply = replies.get(i);
-			if (!(reply instanceof Number number)) {
-				throw new IllegalStateException("Script " + script + " failed in a pipeline: " + reply);
-			}
-			results[i] = number.longValue();
 		}
-		return results;
+		try {
+			return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+				RedisScriptingCommands scripting = connection;
+				for (int i = 0; i < keys.size(); i++) {
+					scripting.evalSha(script.sha1(), ReturnType.INTEGER, keys.get(i).length,
+							keysAndArgs(keys.get(i), args.get(i)));
+				}
+				return null;
+			});
+		}
+		catch (RedisPipelineException ex) {
+			return ex.getPipelineResult();
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	private Reply runAlone(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos) {
+		try {
+			return new Reply(run(script, keys, args, deadlineNanos), null);
+		}
+		catch (RuntimeException ex) {
+			return Reply.failed(ex);
+		}
 	}
 
 	@Override
-	public long waitForReplicas(int replicas, Duration timeout) {
+	public long waitForReplicas(int replicas, Duration timeout, long deadlineNanos) {
 		throw new UnsupportedOperationException("distlock.redis.wait-for-replicas needs a Lettuce connection factory: "
 				+ "WAIT must run on the connection that granted the lock, which RedisTemplate does not promise");
 	}
@@ -127,6 +190,62 @@ final class TemplateScriptRunner implements ScriptRunner {
 
 	@Override
 	public void close() {
+		this.calls.shutdown();
+	}
+
+	/** Runs the call on a call thread and waits for it until the deadline. */
+	private <T> T bounded(Supplier<T> call, long deadlineNanos) {
+		long left = deadlineNanos - System.nanoTime();
+		if (left <= 0) {
+			throw new QueryTimeoutException("No time left for a Redis call");
+		}
+		CompletableFuture<T> result;
+		try {
+			result = CompletableFuture.supplyAsync(call, this.calls);
+		}
+		catch (RejectedExecutionException ex) {
+			throw new QueryTimeoutException("No Redis call thread free: all " + MAX_CALL_THREADS + " wait for the "
+					+ "driver (Redis does not answer), or the provider is closed", ex);
+		}
+		try {
+			return result.get(left, TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw new QueryTimeoutException(
+					"Redis gave no reply within " + TimeUnit.NANOSECONDS.toMillis(left) + " ms");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
+		}
+	}
+
+	private static long integer(LockScript script, @Nullable Object reply) {
+		if (!(reply instanceof Number number)) {
+			throw new IllegalStateException("Redis returned no integer to " + script + " (is it in a transaction or "
+					+ "pipeline?): " + reply);
+		}
+		return number.longValue();
+	}
+
+	private static byte[][] keysAndArgs(byte[][] keys, byte[][] args) {
+		byte[][] keysAndArgs = Arrays.copyOf(keys, keys.length + args.length);
+		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
+		return keysAndArgs;
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.contains("NOSCRIPT")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 }

@@ -69,6 +69,15 @@ class RedisLockAutoConfigurationTests {
 	}
 
 	@Test
+	void callTimeoutBoundsTheProvidersCalls() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(RedisLockProvider.class).getCallTimeout())
+			.isEqualTo(RedisLockProvider.DEFAULT_CALL_TIMEOUT));
+		this.contextRunner.withPropertyValues("distlock.call-timeout=250ms")
+			.run((context) -> assertThat(context.getBean(RedisLockProvider.class).getCallTimeout())
+				.isEqualTo(Duration.ofMillis(250)));
+	}
+
+	@Test
 	void propertiesConfigureTheProvider() {
 		this.contextRunner
 			.withPropertyValues("distlock.redis.waiter-timeout=3s", "distlock.redis.writer-preference=false",

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -11,8 +12,14 @@ import dev.distlock.test.ManyWatchdogLeases;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,6 +51,47 @@ class RedisBatchRenewalTests {
 			.containsExactly(RenewalOutcome.renewed(), RenewalOutcome.renewed(), RenewalOutcome.notHeld());
 		this.provider.release(held);
 		this.provider.release(reader);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "lettuce", "jedis" })
+	void oneFailedReplyFailsOnlyItsOwnLease(String driver) throws Exception {
+		RedisConnectionFactory factory = driver.equals("lettuce") ? this.factory : jedis();
+		RedisLockProvider provider = driver.equals("lettuce") ? this.provider : new RedisLockProvider(factory);
+		try {
+			String prefix = "batch:" + UUID.randomUUID() + ":";
+			var healthy = provider.tryAcquire(attempt(prefix + "healthy", LockType.MUTEX)).lock();
+			var broken = provider.tryAcquire(attempt(prefix + "broken", LockType.MUTEX)).lock();
+			var after = provider.tryAcquire(attempt(prefix + "after", LockType.MUTEX)).lock();
+			provider.renew(healthy, Duration.ofSeconds(30)); // loads the script a pipeline cannot load itself
+			// the renewal of this one fails on the server (WRONGTYPE), as a reply from a shard that is down would
+			StringRedisTemplate redis = new StringRedisTemplate(factory);
+			String brokenKey = broken.keys().holder();
+			redis.delete(brokenKey);
+			redis.opsForHash().put(brokenKey, "not", "a string");
+			RenewalOutcome[] outcomes = provider.renewAll(List.of(healthy, broken, after), Duration.ofSeconds(30));
+			assertThat(outcomes[0]).as("healthy lease before the failed one").isEqualTo(RenewalOutcome.renewed());
+			assertThat(outcomes[1].failure()).as("the failed reply's own lease").isNotNull();
+			assertThat(outcomes[2]).as("healthy lease after the failed one").isEqualTo(RenewalOutcome.renewed());
+			redis.delete(brokenKey);
+			provider.release(healthy);
+			provider.release(after);
+		}
+		finally {
+			if (provider != this.provider) {
+				provider.close();
+				((JedisConnectionFactory) factory).destroy();
+			}
+		}
+	}
+
+	private static JedisConnectionFactory jedis() {
+		URI uri = TestServers.redisUri();
+		JedisConnectionFactory factory = new JedisConnectionFactory(new RedisStandaloneConfiguration(
+				(uri.getHost() != null) ? uri.getHost() : "127.0.0.1", (uri.getPort() > 0) ? uri.getPort() : 6379));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	@Test

@@ -129,6 +129,33 @@ class RedisLockProviderTests {
 		}
 	}
 
+	@Test
+	void keysWithUnpairedSurrogatesDoNotAliasOtherKeys() throws Exception {
+		RedisLockProvider provider = provider();
+		granted(provider.tryAcquire(attempt("k\uD800", LockType.MUTEX, Duration.ofSeconds(10))));
+		assertThat(provider.tryAcquire(attempt("k?", LockType.MUTEX, Duration.ofSeconds(10))).isAcquired())
+			.as("'k?' is another lock than 'k\\uD800'").isTrue();
+		assertThat(provider.tryAcquire(attempt("k\uDC00", LockType.MUTEX, Duration.ofSeconds(10))).isAcquired())
+			.as("'k\\uDC00' is another lock than 'k\\uD800'").isTrue();
+		assertThat(provider.tryAcquire(attempt("k\uD800", LockType.MUTEX, Duration.ofSeconds(10))).isAcquired())
+			.as("'k\\uD800' is still held").isFalse();
+		assertThat(RedisLockKeys.tag("k\uD83D\uDE00")).as("a surrogate pair is an ordinary character")
+			.isEqualTo("{k\uD83D\uDE00}");
+	}
+
+	@Test
+	void aLeaseWithAFractionOfAMillisecondIsRoundedUp() throws Exception {
+		RedisLockProvider provider = provider();
+		LockAttempt attempt = attempt("fraction", LockType.SEMAPHORE, Duration.ofMillis(1000).plusNanos(500_000));
+		RedisHeldLock held = granted(provider.tryAcquire(attempt));
+		// a fresh key's token is the server time in µs the script read; the permit's score is that time in ms + lease
+		Double score = redis.opsForZSet().score(RedisLockKeys.of(attempt.key(), LockType.SEMAPHORE).members(),
+				attempt.owner());
+		assertThat(score).isNotNull();
+		assertThat(score.longValue() - held.fencingToken() / 1000).as("lease set on the server, in ms")
+			.isEqualTo(1001);
+	}
+
 	// ---------------------------------------------------------------- busy replies and fencing
 
 	@ParameterizedTest

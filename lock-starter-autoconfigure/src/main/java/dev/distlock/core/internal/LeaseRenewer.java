@@ -18,7 +18,6 @@ import dev.distlock.core.spi.RenewalOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-
 /**
  * The lease clock shared by every lease of a {@code LockTemplate}: one daemon thread that ticks while leases need it,
  * sends the watchdog renewals that fall due together to each backend as one batch
