@@ -39,7 +39,7 @@ final class QuorumRound<T> {
 
 	private int no;
 
-	private int failed;
+	private int failures;
 
 	private @Nullable Throwable firstFailure;
 
@@ -74,7 +74,7 @@ final class QuorumRound<T> {
 
 	private synchronized void reply(int index, @Nullable T value, @Nullable Throwable ex) {
 		if (ex != null) {
-			this.failed++;
+			this.failures++;
 			if (this.firstFailure == null) {
 				this.firstFailure = RedissonNode.unwrap(ex);
 			}
@@ -85,8 +85,8 @@ final class QuorumRound<T> {
 		else {
 			this.no++;
 		}
-		if (this.granted.size() >= this.majority || this.no + this.failed > this.size - this.majority
-				|| this.granted.size() + this.no + this.failed == this.size) {
+		if (this.granted.size() >= this.majority || this.no + this.failures > this.size - this.majority
+				|| this.granted.size() + this.no + this.failures == this.size) {
 			this.decided.complete(null);
 		}
 	}

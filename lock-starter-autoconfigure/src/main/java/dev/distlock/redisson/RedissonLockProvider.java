@@ -180,12 +180,7 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 
 	@Override
 	public boolean renew(RedissonHeldLock held, Duration lease) throws Exception {
-		RenewalOutcome outcome = renewAll(List.of(held), lease)[0];
-		Exception failure = outcome.failure();
-		if (failure != null) {
-			throw failure;
-		}
-		return outcome.isRenewed();
+		return RedissonNode.renewed(renewAll(List.of(held), lease)[0]);
 	}
 
 	/**

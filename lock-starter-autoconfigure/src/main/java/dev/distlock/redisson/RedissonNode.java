@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import dev.distlock.core.LockType;
+import dev.distlock.core.RenewalOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -202,6 +203,20 @@ final class RedissonNode {
 		catch (TimeoutException ex) {
 			throw new TimeoutException("Redis did not answer in time (distlock.call-timeout, or the wait time plus it)");
 		}
+	}
+
+	/**
+	 * One lease's renewal outcome as {@code LockProvider.renew} answers it.
+	 * @param outcome the outcome
+	 * @return {@code true} if renewed, {@code false} if no longer held
+	 * @throws Exception the failure of a renewal whose outcome is unknown
+	 */
+	static boolean renewed(RenewalOutcome outcome) throws Exception {
+		Exception failure = outcome.failure();
+		if (failure != null) {
+			throw failure;
+		}
+		return outcome.isRenewed();
 	}
 
 	/**

@@ -300,12 +300,7 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	@Override
 	public boolean renew(RedissonHeldLock held, Duration lease) throws Exception {
-		RenewalOutcome outcome = renewAll(List.of(held), lease)[0];
-		Exception failure = outcome.failure();
-		if (failure != null) {
-			throw failure;
-		}
-		return outcome.isRenewed();
+		return RedissonNode.renewed(renewAll(List.of(held), lease)[0]);
 	}
 
 	/**

@@ -27,7 +27,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What the Redisson backend promises beyond the shared contract: ownership by a synthetic owner id (release from
