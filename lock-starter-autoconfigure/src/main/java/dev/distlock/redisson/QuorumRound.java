@@ -41,6 +41,8 @@ final class QuorumRound<T> {
 
 	private int failures;
 
+	private boolean closed;
+
 	private @Nullable Throwable firstFailure;
 
 	private QuorumRound(int size, int majority, long deadlineNanos, Predicate<@Nullable T> yes) {
@@ -73,6 +75,9 @@ final class QuorumRound<T> {
 	}
 
 	private synchronized void reply(int index, @Nullable T value, @Nullable Throwable ex) {
+		if (this.closed) {
+			return;
+		}
 		if (ex != null) {
 			this.failures++;
 			if (this.firstFailure == null) {
@@ -101,9 +106,18 @@ final class QuorumRound<T> {
 			this.decided.get(Math.max(0, this.deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			// undecided at the deadline: the nodes that did not answer count as failed
+			close();
 		}
 		return this;
+	}
+
+	/** Undecided at the deadline: the nodes that did not answer count as failed, and later answers not at all. */
+	private synchronized void close() {
+		if (!this.decided.isDone()) {
+			this.closed = true;
+			this.failures = this.size - this.granted.size() - this.no;
+			this.decided.complete(null);
+		}
 	}
 
 	/** Whether a majority said yes. */
@@ -121,9 +135,9 @@ final class QuorumRound<T> {
 		return new HashMap<>(this.granted);
 	}
 
-	/** How many nodes failed or have not answered. */
+	/** How many nodes failed, and once the deadline passed undecided, did not answer. */
 	synchronized int failed() {
-		return this.size - this.granted.size() - this.no;
+		return this.failures;
 	}
 
 	synchronized @Nullable Throwable firstFailure() {

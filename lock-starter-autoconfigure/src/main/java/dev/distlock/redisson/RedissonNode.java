@@ -1,5 +1,6 @@
 package dev.distlock.redisson;
 
+import java.net.ConnectException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -16,6 +17,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisConnectionException;
 
 /**
  * One Redis deployment reached through one {@link RedissonClient}, as both Redisson providers use it: the application's
@@ -217,6 +219,22 @@ final class RedissonNode {
 			throw failure;
 		}
 		return outcome.isRenewed();
+	}
+
+	/**
+	 * Whether a call failed because the client could not connect, so its command never reached Redis.
+	 * @param ex the call's failure
+	 * @return {@code true} if nothing was sent
+	 */
+	static boolean neverSent(Throwable ex) {
+		Throwable cause = ex;
+		// bounded: a chain of causes may loop
+		for (int depth = 0; cause != null && depth < 16; depth++, cause = cause.getCause()) {
+			if (cause instanceof RedisConnectionException || cause instanceof ConnectException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -24,7 +24,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisConnectionException;
 import org.redisson.config.Config;
 
 /**
@@ -261,7 +260,7 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 				if (token != null) {
 					node.releaseLate(() -> unlock(node, attempt, ownerId), 1, until, attempt);
 				}
-				else if (ex != null && !(RedissonNode.unwrap(ex) instanceof RedisConnectionException)) {
+				else if (ex != null && !RedissonNode.neverSent(ex)) {
 					node.releaseUnknown(() -> unlock(node, attempt, ownerId), until, attempt);
 				}
 			});
