@@ -43,11 +43,12 @@ import org.redisson.api.RedissonClient;
  * this JVM and negative, so it can never coincide with the thread id of code that uses the same client's locks the
  * usual way. A lease is therefore released from any thread, including virtual threads.
  * <p>
- * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime}, which keeps Redisson's
- * own watchdog off; renewal is the core's {@code LeaseRenewer} calling {@link #renew}, which extends only while the
- * owner still holds the lock (an owner-checked Lua script on Redisson's layout; for a permit as Redisson's
- * {@code updateLeaseTime} does) and otherwise reports the lease lost. The core counts a lease from when the request that granted it was
- * sent ({@link LockAttempt#markSent()}), never from the reply. When Redisson waits, the grant comes from one of the
+ * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime} (whole milliseconds,
+ * rounded up), which keeps Redisson's own watchdog off; renewal is the core's {@code LeaseRenewer} calling
+ * {@link #renewAll}, which extends each lease only while its owner still holds the lock (an owner-checked Lua script
+ * on Redisson's layout; for a permit as Redisson's {@code updateLeaseTime} does) and otherwise reports it lost. The
+ * core counts a lease from when the request that granted it was sent ({@link LockAttempt#markSent()}), never from the
+ * reply. When Redisson waits, the grant comes from one of the
  * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
  * restarts the lease on the server, and the lease is counted from that request.
  * <p>
@@ -65,6 +66,10 @@ import org.redisson.api.RedissonClient;
  * so the counter expires {@link #setFenceRetention fence retention} after the key's last grant; it only matters while
  * the server clock could lag it. Nothing this provider writes lives without an expiry: lock hashes carry the lease,
  * counters and semaphores the retention (at least the longest lease).
+ * <p>
+ * What differs by type (Redisson's object, its acquisition, renewal, release and cleanup) is a strategy:
+ * {@code HashLockForm} for the hash locks, {@code PermitForm} for the semaphore; the calls on the client are
+ * {@code RedissonNode}'s, shared with {@link RedissonQuorumLockProvider}.
  * <p>
  * Caveats: Redisson parks a fair-lock waiter in the queue for up to {@code Config.fairLockWaitTimeout} (5 minutes by
  * default), so a waiting process that dies can hold up a FAIR key that long; lower it in Redisson's configuration.

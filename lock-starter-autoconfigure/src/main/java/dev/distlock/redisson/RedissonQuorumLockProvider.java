@@ -37,7 +37,7 @@ import org.redisson.config.Config;
  * the attempt fails at once (a {@code LockAcquisitionException}), never waiting out the deadline on a dead quorum.
  * Renewal extends the lease on every node that still holds it and succeeds while that is a majority, each lease of a
  * batch on its own; release and abandonment release every node (owner-checked). Every call waits for its nodes one
- * way ({@link QuorumRound}), at most a node timeout, and an acquisition's calls also end by the attempt's
+ * way ({@code QuorumRound}), at most a node timeout, and an acquisition's calls also end by the attempt's
  * {@link LockAttempt#deadlineNanos() deadline}; a node's grant that comes too late, or whose reply never comes, is
  * released there in the background with its own owner id.
  * <p>
