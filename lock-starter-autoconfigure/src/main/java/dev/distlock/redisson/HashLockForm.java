@@ -119,7 +119,7 @@ enum HashLockForm implements RedissonLockForm {
 			long retentionMillis) throws Exception {
 		RLock lock = lock(node.client(), RedissonLockKeys.of(attempt).lock());
 		long leaseMillis = RedissonLockScripts.leaseMillis(attempt);
-		Boolean locked = RedissonNode.await(state.track(RedissonNode.call(() -> lock.tryLockAsync(state.waitMillis(),
+		Boolean locked = RedissonNode.await(state.trackWait(RedissonNode.call(() -> lock.tryLockAsync(state.waitMillis(),
 				leaseMillis, TimeUnit.MILLISECONDS, state.ownerId()))), state.deadline());
 		if (!Boolean.TRUE.equals(locked)) {
 			return null;
@@ -165,20 +165,22 @@ enum HashLockForm implements RedissonLockForm {
 	}
 
 	/**
-	 * Cancels Redisson's waiting, then releases under the attempt's owner id (owner-checked, so never another's lock)
-	 * in the background until what it may still be granted is surely gone.
+	 * Cancels Redisson's waiting; once the last request that may have granted the lock has an outcome, releases under
+	 * the attempt's owner id (owner-checked, so never another's lock) in the background: once if it was granted, until
+	 * surely nothing is held if its outcome is unknown, not at all if it was refused.
 	 */
 	@Override
 	public void abandon(RedissonNode node, LockAttempt attempt, PendingAcquisition state) {
-		state.cancel();
 		Supplier<CompletableFuture<Boolean>> release = () -> releaseAbandoned(node, attempt, state.ownerId());
 		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
-		if (state.isGranted()) {
-			node.releaseLate(release, 1, until, attempt);
-		}
-		else {
-			node.releaseUnknown(release, until, attempt);
-		}
+		state.stop().whenComplete((reply, ex) -> {
+			if (state.isGranted() || reply instanceof Long || Boolean.TRUE.equals(reply)) {
+				node.releaseLate(release, 1, until, attempt);
+			}
+			else if (ex != null) {
+				node.releaseUnknown(release, until, attempt);
+			}
+		});
 	}
 
 	/**

@@ -21,6 +21,8 @@ final class PendingAcquisition {
 
 	private volatile @Nullable CompletableFuture<?> acquiring;
 
+	private volatile boolean waiting;
+
 	private volatile boolean granted;
 
 	private volatile @Nullable String permitId;
@@ -46,11 +48,23 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Remembers the reply of a request that may grant the lock, for {@link #cancel()}.
-	 * @param reply the reply
+	 * Remembers a request that may grant the lock and that cannot be taken back once sent (a script).
+	 * @param reply its reply
 	 * @return the reply
 	 */
 	<T> CompletableFuture<T> track(CompletableFuture<T> reply) {
+		this.waiting = false;
+		this.acquiring = reply;
+		return reply;
+	}
+
+	/**
+	 * Remembers Redisson's waiting for the lock, which {@link #stop()} cancels.
+	 * @param reply Redisson's future
+	 * @return the future
+	 */
+	<T> CompletableFuture<T> trackWait(CompletableFuture<T> reply) {
+		this.waiting = true;
 		this.acquiring = reply;
 		return reply;
 	}
@@ -73,22 +87,20 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * The reply waited for, if it came (perhaps just after the acquisition stopped waiting for it).
-	 * @return the reply, or {@code null} if none came or it failed
+	 * Stops the acquisition: cancels Redisson's waiting, which then stops and itself releases a grant that reaches it
+	 * after.
+	 * @return the last request that may have granted the lock, complete once its outcome is known: its reply, or a
+	 * failure when it is unknown (no answer, cancelled)
 	 */
-	@Nullable Object answer() {
+	CompletableFuture<?> stop() {
 		CompletableFuture<?> reply = this.acquiring;
-		return (reply != null && reply.isDone() && !reply.isCompletedExceptionally()) ? reply.getNow(null) : null;
-	}
-
-	/**
-	 * Cancels the reply waited for: Redisson then stops waiting and itself releases a grant that reaches it after.
-	 */
-	void cancel() {
-		CompletableFuture<?> reply = this.acquiring;
-		if (reply != null) {
+		if (reply == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		if (this.waiting) {
 			reply.cancel(false);
 		}
+		return reply;
 	}
 
 }

@@ -33,7 +33,7 @@ final class PermitForm implements RedissonLockForm {
 		String name = RedissonLockKeys.of(attempt).lock();
 		long leaseMillis = RedissonLockScripts.leaseMillis(attempt);
 		size(node, attempt, state, name, retentionMillis);
-		String permitId = RedissonNode.await(state.track(RedissonNode.call(() -> semaphore(node, name)
+		String permitId = RedissonNode.await(state.trackWait(RedissonNode.call(() -> semaphore(node, name)
 			.tryAcquireAsync(state.waitMillis(), leaseMillis, TimeUnit.MILLISECONDS))), state.deadline());
 		if (permitId == null) {
 			// ask again next time: the semaphore may have been deleted, and then it would never grant a permit
@@ -108,13 +108,13 @@ final class PermitForm implements RedissonLockForm {
 	 */
 	@Override
 	public void abandon(RedissonNode node, LockAttempt attempt, PendingAcquisition state) {
-		Object answer = state.answer();
-		state.cancel();
-		String permitId = (answer instanceof String id) ? id : state.permitId();
-		if (permitId != null) {
-			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
-			node.releaseLate(() -> release(node, attempt, permitId), 1, until, attempt);
-		}
+		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
+		state.stop().whenComplete((reply, ex) -> {
+			String permitId = (reply instanceof String id) ? id : state.permitId();
+			if (permitId != null) {
+				node.releaseLate(() -> release(node, attempt, permitId), 1, until, attempt);
+			}
+		});
 	}
 
 	private static RPermitExpirableSemaphore semaphore(RedissonNode node, String name) {

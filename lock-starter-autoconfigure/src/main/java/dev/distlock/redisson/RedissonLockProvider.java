@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockProvider;
@@ -217,10 +218,22 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		return outcomes;
 	}
 
-	/** Releases if the owner still holds the lock; no longer held is a no-op. Ends within the call timeout. */
+	/**
+	 * Releases if the owner still holds the lock; no longer held is a no-op. Ends within the call timeout; a release
+	 * whose outcome stays unknown (no answer, the client gave up) is sent again in the background until Redis answers,
+	 * so the lock frees once Redis can be reached again rather than at its lease end.
+	 */
 	@Override
 	public void release(RedissonHeldLock held) throws Exception {
-		RedissonNode.await(form(held.attempt()).release(this.node, held), callDeadline());
+		RedissonLockForm form = form(held.attempt());
+		CompletableFuture<Boolean> reply = form.release(this.node, held);
+		reply.whenComplete((freed, ex) -> {
+			if (ex != null && !RedissonNode.neverSent(ex)) {
+				this.node.releaseUnknown(() -> form.release(this.node, held), System.nanoTime()
+						+ TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(held.attempt())), held);
+			}
+		});
+		RedissonNode.await(reply, callDeadline());
 	}
 
 	/**

@@ -38,7 +38,7 @@ final class RedissonNode {
 
 	private final String clientId;
 
-	/** How long a background release that failed waits before asking again. */
+	/** How long a background release waits before asking again after a failure or a "not held" to confirm. */
 	private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	RedissonNode(RedissonClient client) {
@@ -115,12 +115,13 @@ final class RedissonNode {
 	}
 
 	/**
-	 * Releases in the background what an owner may hold after its acquisition was given up: repeats an owner-checked
-	 * release, one at a time, until it answers "not held" {@code confirmations} times in a row, or until
-	 * {@code untilNanos}, when the lease has ended anyway. A grant whose request is still on its way (a silent network
-	 * holds it) is released by the first release answered after it ran, and a release answered "not held" before it
-	 * ran is followed by another, sent only once that answer came, so after a network heals the release runs after the
-	 * grant. A release that fails is sent again a second later.
+	 * Releases in the background what an owner may hold after its acquisition was given up, once the request that may
+	 * have granted it has an outcome (the client answered or gave up on it): repeats an owner-checked release, one at a
+	 * time, until it answers "not held" {@code confirmations} times in a row, or until {@code untilNanos}, when the
+	 * lease has ended anyway. A grant whose request was still held by a silent network when the client gave up on it
+	 * runs when the network heals, together with everything else held back, perhaps after a release sent in the
+	 * silence: so after a "not held" answer the next release is sent a second later, when whatever was held back has
+	 * arrived, and a release that fails is sent again a second later.
 	 * @param release one owner-checked release: {@code true} if it freed a hold, {@code false} if nothing was held
 	 * @param confirmations "not held" answers in a row that end it: 1 when the grant was answered (it ran), more when
 	 * its outcome is unknown
@@ -140,9 +141,12 @@ final class RedissonNode {
 				CompletableFuture.delayedExecutor(RETRY_NANOS, TimeUnit.NANOSECONDS)
 					.execute(() -> releaseLate(release, confirmations, untilNanos, what));
 			}
-			else {
-				releaseLate(release, Boolean.TRUE.equals(freed) ? confirmations : confirmations - 1, untilNanos,
-						what);
+			else if (Boolean.TRUE.equals(freed)) {
+				releaseLate(release, confirmations, untilNanos, what);
+			}
+			else if (confirmations > 1) {
+				CompletableFuture.delayedExecutor(RETRY_NANOS, TimeUnit.NANOSECONDS)
+					.execute(() -> releaseLate(release, confirmations - 1, untilNanos, what));
 			}
 		});
 	}

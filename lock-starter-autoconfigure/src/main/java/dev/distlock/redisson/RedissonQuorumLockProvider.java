@@ -248,16 +248,16 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Releases every node that granted the failed round or may have, also those whose answer is still on its way: a
-	 * grant is released once it is answered, an unknown outcome until the node surely holds nothing; a node the
-	 * client could not reach was never asked.
+	 * Releases, on every node, what a failed round was granted or may have been, also where the answer is still on its
+	 * way: a grant (a token) once it is answered, an unknown outcome (also a release's) until the node surely holds
+	 * nothing; a node the client could not reach was never asked.
 	 */
-	private void releaseLate(LockAttempt attempt, long ownerId, QuorumRound<@Nullable Long> round) {
+	private void releaseLate(LockAttempt attempt, long ownerId, QuorumRound<?> round) {
 		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
 		for (int i = 0; i < this.nodes.size(); i++) {
 			RedissonNode node = this.nodes.get(i);
-			round.reply(i).whenComplete((token, ex) -> {
-				if (token != null) {
+			round.reply(i).whenComplete((reply, ex) -> {
+				if (reply instanceof Long) {
 					node.releaseLate(() -> unlock(node, attempt, ownerId), 1, until, attempt);
 				}
 				else if (ex != null && !RedissonNode.neverSent(ex)) {
@@ -342,11 +342,17 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		return outcomes;
 	}
 
-	/** Releases every node (owner-checked); returns once a majority answered, at most a node timeout. */
+	/**
+	 * Releases every node (owner-checked); returns once a majority answered, at most a node timeout. A node whose
+	 * release got no answer is asked again in the background until it answers.
+	 */
 	@Override
 	public void release(RedissonHeldLock held) throws InterruptedException {
-		QuorumRound.ask(this.nodes.size(), this.majority, System.nanoTime() + this.nodeTimeoutNanos,
-				(i) -> unlock(this.nodes.get(i), held.attempt(), held.ownerId()), (freed) -> true).await();
+		QuorumRound<Boolean> round = QuorumRound.ask(this.nodes.size(), this.majority,
+				System.nanoTime() + this.nodeTimeoutNanos,
+				(i) -> unlock(this.nodes.get(i), held.attempt(), held.ownerId()), (freed) -> true);
+		releaseLate(held.attempt(), held.ownerId(), round);
+		round.await();
 	}
 
 	@Override

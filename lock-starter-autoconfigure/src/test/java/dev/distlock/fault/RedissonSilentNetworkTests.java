@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -153,7 +154,9 @@ class RedissonSilentNetworkTests {
 				long now = System.nanoTime();
 				if (held.isEmpty() || now - giveUp > 0) {
 					if (!held.isEmpty()) {
-						System.out.println("still held " + millis(now - healed) + " ms after the heal: " + held);
+						held.forEach((key) -> System.out.println("still held " + millis(now - healed)
+								+ " ms after the heal: " + key + " by "
+								+ admin.getMap(mutex(key), StringCodec.INSTANCE).readAllMap()));
 					}
 					return millis(now - healed);
 				}
