@@ -29,6 +29,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * configured after the Redisson starter. The {@code redisson-quorum} provider connects to
  * {@code distlock.redisson.nodes} itself and needs no client bean. Each registers per {@link ConditionalOnLockProvider}
  * under its own name, which is why the conditions sit on the two nested configurations rather than on this class.
+ * The {@code redisson} provider bounds its calls by {@code distlock.call-timeout}; the quorum's by
+ * {@code distlock.redisson.node-timeout}, and both an acquisition's by its wait plus {@code distlock.call-timeout}.
  *
  * @since 0.1.0
  */
@@ -37,7 +39,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 				"org.redisson.spring.starter.RedissonAutoConfigurationV2",
 				"org.redisson.spring.starter.RedissonAutoConfiguration" })
 @ConditionalOnClass(RedissonClient.class)
-@EnableConfigurationProperties(RedissonLockProperties.class)
+@EnableConfigurationProperties({ RedissonLockProperties.class, DistlockProperties.class })
 @Import({ RedissonLockAutoConfiguration.ClientProviderConfiguration.class,
 		RedissonLockAutoConfiguration.QuorumProviderConfiguration.class })
 public final class RedissonLockAutoConfiguration {
@@ -50,8 +52,9 @@ public final class RedissonLockAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RedissonLockProvider redissonLockProvider(RedissonClient redissonClient, RedissonLockProperties properties,
-				ObjectProvider<RedissonLockProviderCustomizer> customizers) {
-			RedissonLockProvider provider = new RedissonLockProvider(redissonClient, properties.getTimeout());
+				DistlockProperties distlockProperties, ObjectProvider<RedissonLockProviderCustomizer> customizers) {
+			RedissonLockProvider provider = new RedissonLockProvider(redissonClient,
+					distlockProperties.getCallTimeout());
 			provider.setFenceRetention(properties.getFenceRetention());
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(provider));
 			return provider;

@@ -24,13 +24,6 @@ public class RedissonLockProperties {
 	private @Nullable Boolean enabled;
 
 	/**
-	 * Longest an acquisition may take beyond its wait time, all its Redis calls together, before it fails with
-	 * LockAcquisitionException (so with Redis down a call fails within wait + timeout); also the longest one renewal
-	 * or release may take. Independent of the Redisson client's own timeouts and retries.
-	 */
-	private Duration timeout = Duration.ofSeconds(5);
-
-	/**
 	 * How long a key's fencing counter (and a semaphore nobody uses) stays in Redis after the key's last grant or
 	 * renewal; never less than the lease of a lock that outlives it. Tokens never fall below the Redis server's clock
 	 * in microseconds, so the counter only protects against that clock stepping back by up to this much; each key
@@ -68,14 +61,6 @@ public class RedissonLockProperties {
 
 	public void setEnabled(@Nullable Boolean enabled) {
 		this.enabled = enabled;
-	}
-
-	public Duration getTimeout() {
-		return this.timeout;
-	}
-
-	public void setTimeout(Duration timeout) {
-		this.timeout = timeout;
 	}
 
 	public Duration getFenceRetention() {

@@ -29,6 +29,24 @@ record RedissonHeldLock(LockAttempt attempt, long ownerId, @Nullable String perm
 		return -ownerIds.incrementAndGet();
 	}
 
+	/**
+	 * A lock granted with the token taken after Redisson's grant.
+	 * @param attempt the attempt
+	 * @param ownerId its owner id
+	 * @param permitId the permit of a SEMAPHORE, else {@code null}
+	 * @param token the reply of the script that took the token: 0 or {@code null} if the lock was gone by then
+	 * @return the held lock
+	 * @throws IllegalStateException if the lease ran out before the token could be taken
+	 */
+	static RedissonHeldLock withToken(LockAttempt attempt, long ownerId, @Nullable String permitId,
+			@Nullable Long token) {
+		if (token == null || token <= 0) {
+			throw new IllegalStateException("The lease of " + attempt + " (" + attempt.lease()
+					+ ") ran out before its fencing token could be taken; use a longer lease");
+		}
+		return new RedissonHeldLock(attempt, ownerId, permitId, token);
+	}
+
 	String permit() {
 		if (this.permitId == null) {
 			throw new IllegalStateException(this.attempt + " holds no semaphore permit");

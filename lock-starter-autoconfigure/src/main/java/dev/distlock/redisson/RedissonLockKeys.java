@@ -2,6 +2,7 @@ package dev.distlock.redisson;
 
 import java.util.List;
 
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
 import org.redisson.RedissonObject;
 
@@ -45,6 +46,15 @@ final class RedissonLockKeys {
 	 */
 	static RedissonLockKeys of(String fullKey, LockType type) {
 		return new RedissonLockKeys(tag(fullKey), type);
+	}
+
+	/**
+	 * The names of an attempt's lock.
+	 * @param attempt the attempt
+	 * @return the names
+	 */
+	static RedissonLockKeys of(LockAttempt attempt) {
+		return of(attempt.key(), attempt.type());
 	}
 
 	/**

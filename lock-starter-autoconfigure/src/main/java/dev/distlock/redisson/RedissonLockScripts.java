@@ -1,11 +1,8 @@
 package dev.distlock.redisson;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
-import org.jspecify.annotations.Nullable;
-import org.redisson.api.RedissonClient;
+import dev.distlock.core.LockAttempt;
 
 /**
  * The Lua scripts both Redisson providers run on Redisson's layouts (names from {@link RedissonLockKeys}), each loaded
@@ -41,23 +38,6 @@ final class RedissonLockScripts {
 	}
 
 	/**
-	 * One MUTEX try with {@link #ACQUIRE_MUTEX}.
-	 * @param client the client of the server
-	 * @param keys the lock's names
-	 * @param holder the holder's field
-	 * @param leaseMillis the lease
-	 * @param retentionMillis the fence retention
-	 * @return the token if granted, {@code null} if busy
-	 */
-	static CompletableFuture<@Nullable Long> acquireMutex(RedissonClient client, RedissonLockKeys keys, String holder,
-			long leaseMillis, long retentionMillis) {
-		return ACQUIRE_MUTEX
-			.evalLong(client, List.of(keys.lock(), keys.fence()), holder, String.valueOf(leaseMillis),
-					retention(retentionMillis, leaseMillis))
-			.thenApply((token) -> (token != null && token > 0) ? token : null);
-	}
-
-	/**
 	 * How long a counter (or a semaphore) lives after a grant: the fence retention, or the lease if that is longer,
 	 * so that it never goes while the lock it numbers is held.
 	 * @param retentionMillis the fence retention
@@ -83,16 +63,26 @@ final class RedissonLockScripts {
 
 	/**
 	 * A duration as a script argument: milliseconds, at least 1, and far-future for one too long to count in them.
+	 * A fraction of a millisecond is rounded up: Redis keeps a lease no shorter than the one the holder counts.
 	 * @param duration the duration
 	 * @return the milliseconds
 	 */
 	static long millis(Duration duration) {
 		try {
-			return Math.max(1, duration.toMillis());
+			return Math.max(1, duration.plusNanos(999_999).toMillis());
 		}
 		catch (ArithmeticException ex) {
 			return Long.MAX_VALUE / 4;
 		}
+	}
+
+	/**
+	 * An attempt's lease as a script argument ({@link #millis}).
+	 * @param attempt the attempt
+	 * @return the lease in milliseconds
+	 */
+	static long leaseMillis(LockAttempt attempt) {
+		return millis(attempt.lease());
 	}
 
 }

@@ -5,19 +5,20 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import dev.distlock.core.AttemptOutcome;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
-import dev.distlock.core.spi.AttemptOutcome;
-import dev.distlock.core.spi.LockAttempt;
-import dev.distlock.core.spi.TryOnceLockProvider;
+import dev.distlock.core.RenewalOutcome;
+import dev.distlock.core.TryOnceLockProvider;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -34,8 +35,11 @@ import org.redisson.config.Config;
  * it sent the request always ends before a majority of nodes let go. Otherwise the attempt releases every node and the
  * core's wait loop tries again with backoff until the wait deadline. When more nodes fail than a quorum can spare,
  * the attempt fails at once (a {@code LockAcquisitionException}), never waiting out the deadline on a dead quorum.
- * Renewal extends the lease on every node that still holds it and succeeds while that is a majority; release and
- * abandonment release every node (owner-checked).
+ * Renewal extends the lease on every node that still holds it and succeeds while that is a majority, each lease of a
+ * batch on its own; release and abandonment release every node (owner-checked). Every call waits for its nodes one
+ * way ({@code QuorumRound}), at most a node timeout, and an acquisition's calls also end by the attempt's
+ * {@link LockAttempt#deadlineNanos() deadline}; a node's grant that comes too late, or whose reply never comes, is
+ * released there in the background with its own owner id.
  * <p>
  * <b>Fencing.</b> Each node takes a token inside its acquire script, {@code max(counter + 1, node clock in
  * microseconds)} (the {@code redisson} provider's script and key names); the quorum's token is the largest its
@@ -67,18 +71,18 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	/** Default of how long one node may take to answer. */
 	public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(200);
 
+	/** Default of {@link #setFenceRetention(Duration)}. */
+	public static final Duration DEFAULT_FENCE_RETENTION = RedissonLockScripts.DEFAULT_FENCE_RETENTION;
+
 	private static final Log logger = LogFactory.getLog(RedissonQuorumLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.of(LockType.MUTEX);
 
-	/** Default of {@link #setFenceRetention(Duration)}. */
-	public static final Duration DEFAULT_FENCE_RETENTION = RedissonLockScripts.DEFAULT_FENCE_RETENTION;
-
-	private final List<Node> nodes;
+	private final List<RedissonNode> nodes;
 
 	private final int majority;
 
-	private final long nodeTimeoutMillis;
+	private final long nodeTimeoutNanos;
 
 	private final boolean ownsClients;
 
@@ -101,9 +105,9 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		if (clients.isEmpty()) {
 			throw new IllegalArgumentException("A quorum lock needs at least one Redis node");
 		}
-		this.nodes = clients.stream().map(Node::new).toList();
+		this.nodes = clients.stream().map(RedissonNode::new).toList();
 		this.majority = clients.size() / 2 + 1;
-		this.nodeTimeoutMillis = Math.max(1, nodeTimeout.toMillis());
+		this.nodeTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, nodeTimeout.toMillis()));
 		this.ownsClients = ownsClients;
 	}
 
@@ -191,11 +195,6 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * One quorum round: asks every node, decides as soon as a majority granted or can no longer grant, and releases
-	 * every node if the round failed.
-	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
-	 */
-	/**
 	 * Fifty milliseconds: a shorter lease would run out while a majority is still being asked (on a busy machine), so
 	 * hardly any acquisition could be valid.
 	 */
@@ -204,29 +203,28 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		return Duration.ofMillis(50);
 	}
 
+	/**
+	 * One quorum round: asks every node, decides as soon as a majority granted or can no longer grant, and releases
+	 * every node if the round failed.
+	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
+	 */
 	@Override
 	public AttemptOutcome<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		long ownerId = RedissonHeldLock.nextOwnerId();
 		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
-		long leaseMillis = millis(attempt.lease());
+		long leaseMillis = RedissonLockScripts.leaseMillis(attempt);
 		long drift = drift(leaseMillis);
 		long nodeLease = leaseMillis + drift;
 		long start = System.nanoTime();
-		Round round = new Round(this.nodes.size(), this.majority);
-		List<CompletableFuture<Long>> replies = new ArrayList<>(this.nodes.size());
+		RedissonLockKeys keys = RedissonLockKeys.of(attempt);
+		QuorumRound<@Nullable Long> round = null;
 		boolean granted = false;
 		try {
-			for (int i = 0; i < this.nodes.size(); i++) {
-				int index = i;
-				Node node = this.nodes.get(index);
-				CompletableFuture<Long> reply = call(() -> RedissonLockScripts.acquireMutex(node.client,
-						keys(attempt), node.field(ownerId), nodeLease, this.fenceRetentionMillis));
-				reply.whenComplete((token, ex) -> round.reply(index, token, ex));
-				replies.add(reply);
-			}
-			round.awaitDecision(this.nodeTimeoutMillis * 2);
-			Long token = round.isGranted() ? fence(attempt, ownerId, round) : null;
+			round = QuorumRound.ask(this.nodes.size(), this.majority, roundDeadline(attempt),
+					(i) -> this.nodes.get(i).acquireMutex(keys, ownerId, nodeLease, this.fenceRetentionMillis),
+					Objects::nonNull);
+			Long token = round.await().isGranted() ? fence(attempt, ownerId, round) : null;
 			long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 			if (token != null && nodeLease - elapsedMillis - drift > 0) {
 				granted = true;
@@ -234,26 +232,38 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 			}
 			if (round.failed() > this.nodes.size() - this.majority) {
 				throw new QuorumUnavailableException("Only " + (this.nodes.size() - round.failed()) + " of "
-						+ this.nodes.size() + " Redis nodes answered within " + this.nodeTimeoutMillis
+						+ this.nodes.size() + " Redis nodes answered within " + nodeTimeoutMillis()
 						+ " ms; the lock needs " + this.majority + " (" + round.firstFailure() + ")");
 			}
 			return AttemptOutcome.busy();
 		}
 		finally {
-			if (!granted) {
-				// release every node that granted or may have, also those whose answer is still on its way
-				for (int i = 0; i < replies.size(); i++) {
-					int index = i;
-					replies.get(i).whenComplete((token, ex) -> {
-						if (token != null || ex != null) {
-							unlock(index, attempt, ownerId);
-						}
-					});
+			if (round != null) {
+				if (!granted) {
+					releaseLate(attempt, ownerId, round);
 				}
-			}
-			if (granted || replies.size() == this.nodes.size()) {
 				settle(attempt, ownerId);
 			}
+		}
+	}
+
+	/**
+	 * Releases, on every node, what a failed round was granted or may have been, also where the answer is still on its
+	 * way: a grant (a token) once it is answered, an unknown outcome (also a release's) until the node surely holds
+	 * nothing; a node the client could not reach was never asked.
+	 */
+	private void releaseLate(LockAttempt attempt, long ownerId, QuorumRound<?> round) {
+		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
+		for (int i = 0; i < this.nodes.size(); i++) {
+			RedissonNode node = this.nodes.get(i);
+			round.reply(i).whenComplete((reply, ex) -> {
+				if (reply instanceof Long) {
+					node.releaseLate(() -> unlock(node, attempt, ownerId), 1, until, attempt);
+				}
+				else if (ex != null && !RedissonNode.neverSent(ex)) {
+					node.releaseUnknown(() -> unlock(node, attempt, ownerId), until, attempt);
+				}
+			});
 		}
 	}
 
@@ -266,78 +276,93 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	/**
 	 * The token of a granted round: the largest one its nodes returned, once a majority of the nodes still held carry
-	 * a counter at least that large.
+	 * a counter at least that large (the nodes that returned it, and those a second round raised to it).
 	 */
-	private @Nullable Long fence(LockAttempt attempt, long ownerId, Round round) {
-		Map<Integer, Long> granted = round.granted();
-		long token = granted.values().stream().mapToLong(Long::longValue).max().orElseThrow();
-		long atToken = granted.values().stream().filter((t) -> t == token).count();
-		if (atToken >= this.majority) {
-			return token;
-		}
-		List<CompletableFuture<Long>> raises = new ArrayList<>();
-		granted.forEach((index, nodeToken) -> {
-			if (nodeToken < token) {
-				Node node = this.nodes.get(index);
-				raises.add(call(() -> RedissonLockScripts.RAISE_FENCE.evalLong(node.client,
-						List.of(keys(attempt).lock(), keys(attempt).fence()), node.field(ownerId),
-						String.valueOf(token),
-						RedissonLockScripts.retention(this.fenceRetentionMillis, millis(attempt.lease())))));
+	private @Nullable Long fence(LockAttempt attempt, long ownerId, QuorumRound<@Nullable Long> round)
+			throws InterruptedException {
+		Map<Integer, @Nullable Long> granted = round.granted();
+		long token = granted.values().stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElseThrow();
+		RedissonLockKeys keys = RedissonLockKeys.of(attempt);
+		String retention = RedissonLockScripts.retention(this.fenceRetentionMillis,
+				RedissonLockScripts.leaseMillis(attempt));
+		QuorumRound<Long> raised = QuorumRound.ask(this.nodes.size(), this.majority, roundDeadline(attempt), (i) -> {
+			Long nodeToken = granted.get(i);
+			if (nodeToken == null || nodeToken == token) {
+				return CompletableFuture.completedFuture((nodeToken != null) ? 1L : 0L);
 			}
-		});
-		long raised = countOnes(raises);
-		return (atToken + raised >= this.majority) ? token : null;
+			RedissonNode node = this.nodes.get(i);
+			return node.eval(RedissonLockScripts.RAISE_FENCE, List.of(keys.lock(), keys.fence()),
+					node.holder(ownerId, LockType.MUTEX), String.valueOf(token), retention);
+		}, RedissonQuorumLockProvider::isOne);
+		return raised.await().isGranted() ? token : null;
 	}
 
 	@Override
 	public boolean renew(RedissonHeldLock held, Duration lease) throws Exception {
-		long leaseMillis = millis(lease);
-		String nodeLease = String.valueOf(leaseMillis + drift(leaseMillis));
-		List<CompletableFuture<Long>> replies = new ArrayList<>();
-		for (Node node : this.nodes) {
-			replies.add(call(() -> RedissonLockScripts.EXTEND_HASH.evalLong(node.client,
-					List.of(keys(held.attempt()).lock()), node.field(held.ownerId()), nodeLease)));
-		}
-		awaitAll(replies);
-		int extended = 0;
-		int failed = 0;
-		Throwable failure = null;
-		for (CompletableFuture<Long> reply : replies) {
-			if (reply.isCompletedExceptionally() || !reply.isDone()) {
-				failed++;
-				failure = (failure != null) ? failure : failure(reply);
-			}
-			else if (Long.valueOf(1L).equals(reply.getNow(null))) {
-				extended++;
-			}
-		}
-		if (extended >= this.majority) {
-			return true;
-		}
-		if (extended + failed < this.majority) {
-			return false;
-		}
-		throw new QuorumUnavailableException("Lease of " + held.attempt() + " was extended on " + extended + " of "
-				+ this.nodes.size() + " Redis nodes and " + failed + " did not answer; it needs " + this.majority,
-				failure);
+		return RedissonNode.renewed(renewAll(List.of(held), lease)[0]);
 	}
 
+	/**
+	 * Extends every lease on every node at once, one round per lease: a lease is renewed while a majority still holds
+	 * it, lost when so many nodes answered that they no longer hold it that no majority can, and failed otherwise (too
+	 * few answers), each on its own, so a node that is down or silent never fails the leases the others renewed.
+	 */
 	@Override
-	public void release(RedissonHeldLock held) {
-		List<CompletableFuture<Void>> replies = new ArrayList<>();
-		for (int i = 0; i < this.nodes.size(); i++) {
-			replies.add(unlock(i, held.attempt(), held.ownerId()));
+	public RenewalOutcome[] renewAll(List<RedissonHeldLock> locks, Duration lease) {
+		long leaseMillis = RedissonLockScripts.millis(lease);
+		String nodeLease = String.valueOf(leaseMillis + drift(leaseMillis));
+		long deadline = System.nanoTime() + this.nodeTimeoutNanos;
+		List<QuorumRound<Long>> renewals = new ArrayList<>(locks.size());
+		for (RedissonHeldLock held : locks) {
+			renewals.add(QuorumRound.ask(this.nodes.size(), this.majority, deadline, (i) -> {
+				RedissonNode node = this.nodes.get(i);
+				return node.eval(RedissonLockScripts.EXTEND_HASH, List.of(RedissonLockKeys.of(held.attempt()).lock()),
+						node.holder(held.ownerId(), LockType.MUTEX), nodeLease);
+			}, RedissonQuorumLockProvider::isOne));
 		}
-		awaitAll(replies);
+		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
+		for (int i = 0; i < outcomes.length; i++) {
+			QuorumRound<Long> round = renewals.get(i);
+			try {
+				round.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			if (round.isGranted() || round.isRefused()) {
+				outcomes[i] = RenewalOutcome.of(round.isGranted());
+			}
+			else {
+				outcomes[i] = RenewalOutcome.failed(new QuorumUnavailableException("Lease of "
+						+ locks.get(i).attempt() + " was extended on " + round.granted().size() + " of "
+						+ this.nodes.size() + " Redis nodes and " + round.failed() + " did not answer; it needs "
+						+ this.majority, round.firstFailure()));
+			}
+		}
+		return outcomes;
+	}
+
+	/**
+	 * Releases every node (owner-checked); returns once a majority answered, at most a node timeout. A node whose
+	 * release got no answer is asked again in the background until it answers.
+	 */
+	@Override
+	public void release(RedissonHeldLock held) throws InterruptedException {
+		QuorumRound<Boolean> round = QuorumRound.ask(this.nodes.size(), this.majority,
+				System.nanoTime() + this.nodeTimeoutNanos,
+				(i) -> unlock(this.nodes.get(i), held.attempt(), held.ownerId()), (freed) -> true);
+		releaseLate(held.attempt(), held.ownerId(), round);
+		round.await();
 	}
 
 	@Override
 	public void abandon(LockAttempt attempt) {
 		Queue<Long> ownerIds = this.rounds.remove(attempt);
 		if (ownerIds != null) {
+			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
 			for (long ownerId : ownerIds) {
-				for (int i = 0; i < this.nodes.size(); i++) {
-					unlock(i, attempt, ownerId);
+				for (RedissonNode node : this.nodes) {
+					node.releaseUnknown(() -> unlock(node, attempt, ownerId), until, attempt);
 				}
 			}
 		}
@@ -347,167 +372,15 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	@Override
 	public void close() {
 		if (this.ownsClients) {
-			for (Node node : this.nodes) {
+			for (RedissonNode node : this.nodes) {
 				try {
-					node.client.shutdown(0, 2, TimeUnit.SECONDS);
+					node.client().shutdown(0, 2, TimeUnit.SECONDS);
 				}
 				catch (RuntimeException ex) {
 					logger.debug("Could not shut down a Redis node client", ex);
 				}
 			}
 		}
-	}
-
-	private CompletableFuture<Void> unlock(int index, LockAttempt attempt, long ownerId) {
-		CompletableFuture<Void> reply = call(
-				() -> this.nodes.get(index).client.getLock(keys(attempt).lock()).unlockAsync(ownerId).toCompletableFuture());
-		// not held there (never granted, expired): nothing to release
-		return reply.exceptionally((ex) -> null);
-	}
-
-	/** A node call bounded by the node timeout; a call that throws at once fails the same way. */
-	private <T> CompletableFuture<T> call(NodeCall<T> call) {
-		try {
-			return call.start().orTimeout(this.nodeTimeoutMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	private long countOnes(List<CompletableFuture<Long>> replies) {
-		awaitAll(replies);
-		return replies.stream()
-			.filter((reply) -> reply.isDone() && !reply.isCompletedExceptionally())
-			.filter((reply) -> Long.valueOf(1L).equals(reply.getNow(null)))
-			.count();
-	}
-
-	private void awaitAll(List<? extends CompletableFuture<?>> replies) {
-		try {
-			CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-				.get(this.nodeTimeoutMillis * 2, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (Exception ex) {
-			// each reply is looked at on its own
-		}
-	}
-
-	private static @Nullable Throwable failure(CompletableFuture<?> reply) {
-		if (!reply.isDone()) {
-			return null;
-		}
-		try {
-			reply.join();
-			return null;
-		}
-		catch (RuntimeException ex) {
-			return (ex.getCause() != null) ? ex.getCause() : ex;
-		}
-	}
-
-	private static RedissonLockKeys keys(LockAttempt attempt) {
-		return RedissonLockKeys.of(attempt.key(), LockType.MUTEX);
-	}
-
-	static long drift(long leaseMillis) {
-		return leaseMillis / 100 + 2;
-	}
-
-	private static long millis(Duration duration) {
-		return RedissonLockScripts.millis(duration);
-	}
-
-	@FunctionalInterface
-	private interface NodeCall<T> {
-
-		CompletableFuture<T> start();
-
-	}
-
-	/** One Redis server: its client and the id Redisson puts in front of owner ids there. */
-	private static final class Node {
-
-		final RedissonClient client;
-
-		final String clientId;
-
-		Node(RedissonClient client) {
-			this.client = client;
-			this.clientId = client.getId();
-		}
-
-		String field(long ownerId) {
-			return RedissonLockKeys.holder(this.clientId, ownerId, LockType.MUTEX);
-		}
-
-	}
-
-	/** The replies of one round and the moment it is decided. */
-	private static final class Round {
-
-		private final int nodes;
-
-		private final int majority;
-
-		private final Map<Integer, Long> granted = new ConcurrentHashMap<>();
-
-		private final CountDownLatch decided = new CountDownLatch(1);
-
-		private int busy;
-
-		private int failed;
-
-		private @Nullable Throwable firstFailure;
-
-		Round(int nodes, int majority) {
-			this.nodes = nodes;
-			this.majority = majority;
-		}
-
-		synchronized void reply(int index, @Nullable Long token, @Nullable Throwable ex) {
-			if (ex != null) {
-				this.failed++;
-				if (this.firstFailure == null) {
-					this.firstFailure = ex;
-				}
-			}
-			else if (token != null) {
-				this.granted.put(index, token);
-			}
-			else {
-				this.busy++;
-			}
-			int refused = this.busy + this.failed;
-			if (this.granted.size() >= this.majority || refused > this.nodes - this.majority
-					|| this.granted.size() + refused == this.nodes) {
-				this.decided.countDown();
-			}
-		}
-
-		void awaitDecision(long timeoutMillis) throws InterruptedException {
-			this.decided.await(timeoutMillis, TimeUnit.MILLISECONDS);
-		}
-
-		synchronized boolean isGranted() {
-			return this.granted.size() >= this.majority;
-		}
-
-		synchronized Map<Integer, Long> granted() {
-			return Map.copyOf(this.granted);
-		}
-
-		synchronized int failed() {
-			return this.failed;
-		}
-
-		synchronized @Nullable String firstFailure() {
-			return (this.firstFailure != null) ? this.firstFailure.toString() : null;
-		}
-
 	}
 
 	/**
@@ -517,19 +390,37 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
 	 */
 	@Override
-	public void checkHealth(LockAttempt probe) {
-		List<CompletableFuture<Long>> replies = new ArrayList<>();
-		for (Node node : this.nodes) {
-			replies.add(call(() -> node.client.getKeys().countExistsAsync(probe.key()).toCompletableFuture()));
-		}
-		awaitAll(replies);
-		long answered = replies.stream().filter((reply) -> reply.isDone() && !reply.isCompletedExceptionally()).count();
-		if (answered < this.majority) {
-			Throwable failure = replies.stream().map(RedissonQuorumLockProvider::failure).filter((f) -> f != null)
-				.findFirst().orElse(null);
-			throw new QuorumUnavailableException("Only " + answered + " of " + this.nodes.size()
-					+ " Redis nodes answered a health check within " + this.nodeTimeoutMillis + " ms; a quorum needs "
-					+ this.majority, failure);
+	public void checkHealth(LockAttempt probe) throws InterruptedException {
+		QuorumRound<Long> round = QuorumRound.ask(this.nodes.size(), this.majority,
+				System.nanoTime() + this.nodeTimeoutNanos, (i) -> this.nodes.get(i).probe(probe.key()),
+				(answer) -> true).await();
+		if (!round.isGranted()) {
+			throw new QuorumUnavailableException("Only " + round.granted().size() + " of " + this.nodes.size()
+					+ " Redis nodes answered a health check within " + nodeTimeoutMillis() + " ms; a quorum needs "
+					+ this.majority, round.firstFailure());
 		}
 	}
+
+	private static CompletableFuture<Boolean> unlock(RedissonNode node, LockAttempt attempt, long ownerId) {
+		return RedissonNode.unlock(node.client().getLock(RedissonLockKeys.of(attempt).lock()), ownerId);
+	}
+
+	/** The end of one round of an acquisition: a node timeout from now, and never past the attempt's deadline. */
+	private long roundDeadline(LockAttempt attempt) {
+		long nodeDeadline = System.nanoTime() + this.nodeTimeoutNanos;
+		return (attempt.deadlineNanos() - nodeDeadline < 0) ? attempt.deadlineNanos() : nodeDeadline;
+	}
+
+	private long nodeTimeoutMillis() {
+		return TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos);
+	}
+
+	private static boolean isOne(@Nullable Long reply) {
+		return reply != null && reply == 1L;
+	}
+
+	static long drift(long leaseMillis) {
+		return leaseMillis / 100 + 2;
+	}
+
 }

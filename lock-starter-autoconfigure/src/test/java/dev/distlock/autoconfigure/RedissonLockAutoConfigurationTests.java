@@ -69,6 +69,21 @@ class RedissonLockAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithACallTimeoutShouldBoundTheProvidersCallsByIt() {
+		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
+			.withPropertyValues("distlock.provider=redisson", "distlock.call-timeout=300ms")
+			.run((context) -> assertThat(context.getBean(RedissonLockProvider.class).getCallTimeout())
+				.isEqualTo(Duration.ofMillis(300)));
+	}
+
+	@Test
+	void runWithoutACallTimeoutShouldBoundTheProvidersCallsByOneSecond() {
+		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
+			.run((context) -> assertThat(context.getBean(RedissonLockProvider.class).getCallTimeout())
+				.isEqualTo(Duration.ofSeconds(1)));
+	}
+
+	@Test
 	void runWithoutProviderSetShouldPickRedissonWhenItIsTheOnlyBackend() {
 		this.contextRunner.withUserConfiguration(RedissonClientConfiguration.class)
 			.run((context) -> assertThat(context.getBean(LockTemplate.class).defaultProvider())

@@ -15,7 +15,7 @@ class RedissonFailoverFaultTests extends RedisFailoverFaultTests {
 	@Override
 	List<String> backendArguments(int port) {
 		return List.of("--distlock.provider=redisson", "--fault.redisson.address=redis://127.0.0.1:" + port,
-				"--distlock.redisson.timeout=" + RedisFaultTests.CLIENT_TIMEOUT.toMillis() + "ms",
+				"--distlock.call-timeout=" + RedisFaultTests.CLIENT_TIMEOUT.toMillis() + "ms",
 				RedisFaultTests.NO_DATA_SOURCE);
 	}
 

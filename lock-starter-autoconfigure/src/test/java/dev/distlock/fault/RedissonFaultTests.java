@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The {@code redisson} backend under the same faults as {@link RedisFaultTests}, on a {@code RedissonClient} the
- * application declares (1 s timeouts, one retry), with {@code distlock.redisson.timeout=1s}.
+ * application declares (1 s timeouts, one retry), with {@code distlock.call-timeout=1s}.
  */
 class RedissonFaultTests extends RedisFaultTests {
 
@@ -16,7 +16,7 @@ class RedissonFaultTests extends RedisFaultTests {
 	@Override
 	List<String> backendArguments(int port) {
 		return List.of("--distlock.provider=redisson", "--fault.redisson.address=redis://127.0.0.1:" + port,
-				"--distlock.redisson.timeout=" + CLIENT_TIMEOUT.toMillis() + "ms", NO_DATA_SOURCE);
+				"--distlock.call-timeout=" + CLIENT_TIMEOUT.toMillis() + "ms", NO_DATA_SOURCE);
 	}
 
 }

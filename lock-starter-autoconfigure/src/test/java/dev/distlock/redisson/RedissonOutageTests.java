@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * With Redis down, a call fails with {@link LockAcquisitionException} within its wait plus one client timeout
- * ({@code distlock.redisson.timeout}) and 10 %, on the first call and on later ones, whatever Redisson's own timeouts
+ * ({@code distlock.call-timeout}) and 10 %, on the first call and on later ones, whatever Redisson's own timeouts
  * and retries are (left at Redisson's defaults here: 3 s timeout, 4 retries 1.5 s apart). Runs its own
  * {@code redis-server} and kills it; never the shared one.
  */
