@@ -6,8 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RPermitExpirableSemaphore;
 

@@ -2,7 +2,7 @@ package dev.distlock.redisson;
 
 import java.util.concurrent.CompletableFuture;
 
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 
 /**

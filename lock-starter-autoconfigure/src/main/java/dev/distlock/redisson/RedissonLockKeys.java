@@ -2,8 +2,8 @@ package dev.distlock.redisson;
 
 import java.util.List;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import org.redisson.RedissonObject;
 
 /**

@@ -10,11 +10,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
-import dev.distlock.core.RenewalOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockWaiter;
+import dev.distlock.core.spi.RenewalOutcome;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 

@@ -2,7 +2,7 @@ package dev.distlock.redisson;
 
 import java.time.Duration;
 
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.LockAttempt;
 
 /**
  * The Lua scripts both Redisson providers run on Redisson's layouts (names from {@link RedissonLockKeys}), each loaded

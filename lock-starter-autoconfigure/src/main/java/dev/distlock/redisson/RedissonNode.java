@@ -11,7 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import dev.distlock.core.LockType;
-import dev.distlock.core.RenewalOutcome;
+import dev.distlock.core.spi.RenewalOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

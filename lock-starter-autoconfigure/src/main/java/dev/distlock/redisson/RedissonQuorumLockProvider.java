@@ -14,11 +14,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.TryOnceLockProvider;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.RenewalOutcome;
+import dev.distlock.core.spi.TryOnceLockProvider;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

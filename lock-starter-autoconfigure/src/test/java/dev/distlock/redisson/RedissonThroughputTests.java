@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockAttempt;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -46,7 +44,7 @@ class RedissonThroughputTests {
 			Runnable viaTemplateWatchdog = () -> template.acquire(watchdog).release();
 			Runnable viaProvider = () -> {
 				// one attempt per acquisition, as the core makes them: its calls' deadline starts with it
-				dev.distlock.core.LockAttempt attempt = new dev.distlock.core.LockAttempt(prefix + "provider",
+				dev.distlock.core.spi.LockAttempt attempt = new dev.distlock.core.spi.LockAttempt(prefix + "provider",
 						dev.distlock.core.LockType.MUTEX, 1, Duration.ofSeconds(30), "tp");
 				try {
 					provider.release(provider.acquire(attempt, LockWaiter.tryOnce()));
