@@ -1,6 +1,7 @@
 package dev.distlock.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.etcd.EtcdLatchProvider;
@@ -131,11 +132,11 @@ public final class EtcdLockAutoConfiguration {
 		@Override
 		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
 			ConditionMessage.Builder message = ConditionMessage.forCondition("distlock.etcd.endpoints");
-			return Binder.get(context.getEnvironment())
+			List<String> endpoints = Binder.get(context.getEnvironment())
 				.bind("distlock.etcd.endpoints", Bindable.listOf(String.class))
-				.filter((endpoints) -> !endpoints.isEmpty())
-				.map((endpoints) -> ConditionOutcome.match(message.because("set to " + endpoints)))
-				.orElseGet(() -> ConditionOutcome.noMatch(message.because("not set")));
+				.orElse(List.of());
+			return endpoints.isEmpty() ? ConditionOutcome.noMatch(message.because("not set"))
+					: ConditionOutcome.match(message.because("set to " + endpoints));
 		}
 
 	}

@@ -131,6 +131,14 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
+	 * How long a renewal, a release or a health check waits for etcd.
+	 * @return the call timeout
+	 */
+	public Duration callTimeout() {
+		return Duration.ofNanos(this.callTimeoutNanos);
+	}
+
+	/**
 	 * The mapping of keys to etcd keys this provider uses.
 	 * @return the keys
 	 */
