@@ -69,9 +69,8 @@ public final class DistlockAutoConfiguration {
 		}
 		if (names.isEmpty()) {
 			throw new LockConfigurationException("No lock provider is available. Add a backend (spring-boot-starter-"
-					+ "data-redis, redisson, a DataSource, curator-recipes with distlock.zookeeper.connect-string, or jetcd-core with "
-					+ "distlock.etcd.endpoints)"
-					+ ", or set distlock.provider=local for in-JVM locks");
+					+ "data-redis, redisson, a DataSource, curator-recipes with distlock.zookeeper.connect-string, or "
+					+ "jetcd-core with distlock.etcd.endpoints), or set distlock.provider=local for in-JVM locks");
 		}
 		if (names.size() > 1) {
 			throw new LockConfigurationException("Several lock providers are available " + names

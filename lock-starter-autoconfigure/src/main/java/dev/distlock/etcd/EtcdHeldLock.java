@@ -1,5 +1,7 @@
 package dev.distlock.etcd;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockAttempt;
 import io.etcd.jetcd.ByteSequence;
@@ -8,8 +10,7 @@ import io.etcd.jetcd.ByteSequence;
  * A lock held through one queue entry. The entry's key holds the attempt's owner token, unique per acquisition, so
  * whoever knows the key owns the entry, and deleting it can never remove another owner's entry. The token is the
  * entry's creation revision, which no later write of the entry changes. Its lease is judged by the core's lease
- * clock; this object knows the etcd lease the entry is attached to and whether the hold ended. State other than the
- * etcd lease is guarded by this object's monitor.
+ * clock; this object knows the etcd lease the entry is attached to and whether the hold ended.
  */
 final class EtcdHeldLock implements HeldLock {
 
@@ -21,7 +22,7 @@ final class EtcdHeldLock implements HeldLock {
 
 	private volatile EtcdLeases.Grant grant;
 
-	private boolean finished;
+	private final AtomicBoolean finished = new AtomicBoolean();
 
 	EtcdHeldLock(LockAttempt attempt, ByteSequence entry, long fencingToken, EtcdLeases.Grant grant) {
 		this.attempt = attempt;
@@ -58,19 +59,18 @@ final class EtcdHeldLock implements HeldLock {
 		return this.fencingToken;
 	}
 
-	synchronized boolean isFinished() {
-		return this.finished;
+	boolean isFinished() {
+		return this.finished.get();
 	}
 
 	/**
-	 * Ends the hold (released or lost); only the first call returns {@code true}.
+	 * Ends the hold (released or lost) and detaches it from its etcd lease; only the first call returns {@code true}.
 	 * @return whether the hold was live
 	 */
-	synchronized boolean finish() {
-		if (this.finished) {
+	boolean finish() {
+		if (!this.finished.compareAndSet(false, true)) {
 			return false;
 		}
-		this.finished = true;
 		this.grant.remove(this);
 		return true;
 	}

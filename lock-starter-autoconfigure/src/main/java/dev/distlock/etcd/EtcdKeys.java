@@ -1,6 +1,7 @@
 package dev.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
@@ -9,9 +10,9 @@ import io.etcd.jetcd.ByteSequence;
 /**
  * Maps lock keys and latch names to etcd keys under a root: a lock's queue is the range
  * {@code <root>/lock/<encoded key>/<family>/}, where the family is {@code mutex}, {@code fair}, {@code rw} (READ and
- * WRITE share one queue) or {@code semaphore}, and each attempt adds one entry
- * {@code <queue>/<marker>-<encoded owner>} to it; a latch is {@code <root>/latch/<encoded name>}. Keys are data: in a
- * key, an owner or a name, {@code %} becomes {@code %25} and {@code /} becomes {@code %2F}, so none can reach outside
+ * WRITE share one queue) or {@code semaphore}, and each attempt adds one entry {@code <queue>/<type>-<encoded owner>}
+ * to it, the type in lower case; a latch is {@code <root>/latch/<encoded name>}. Keys are data: in a key, an owner
+ * or a name, {@code %} becomes {@code %25} and {@code /} becomes {@code %2F}, so none can reach outside
  * its segment or alias another (the encoding is one-to-one), whatever else it contains.
  *
  * @since 0.3.0
@@ -78,22 +79,13 @@ public final class EtcdKeys {
 		return this.root + "/lock/";
 	}
 
-	static String family(LockType type) {
-		return switch (type) {
-			case MUTEX -> "mutex";
-			case FAIR -> "fair";
-			case READ, WRITE -> "rw";
-			case SEMAPHORE -> "semaphore";
-		};
+	private static String family(LockType type) {
+		// READ and WRITE must queue together: a reader waits for the writers ahead of it
+		return (type == LockType.READ || type == LockType.WRITE) ? "rw" : marker(type);
 	}
 
 	static String marker(LockType type) {
-		return switch (type) {
-			case MUTEX, FAIR -> "lock";
-			case READ -> "read";
-			case WRITE -> "write";
-			case SEMAPHORE -> "permit";
-		};
+		return type.name().toLowerCase(Locale.ROOT);
 	}
 
 	/**

@@ -57,7 +57,7 @@ final class EtcdLeases {
 		}
 		long sent = System.nanoTime();
 		long id = EtcdCalls.await(this.client.grant(ttl), until, "a lease grant of " + ttl + " s").getID();
-		// the servers may raise a short time-to-live to their minimum; a longer one only keeps the lease reusable longer
+		// the servers may raise a short time-to-live to their minimum: that only keeps the lease reusable longer
 		Grant fresh = new Grant(id, ttl * SECOND, sent);
 		this.current.put(ttl, fresh);
 		return fresh;

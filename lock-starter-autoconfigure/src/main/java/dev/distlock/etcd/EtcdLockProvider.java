@@ -409,14 +409,13 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Health check: a linearizable count of the keys under the root's lock prefix (limited to one), which needs a
+	 * Health check: a linearizable read of the root key itself (one key, which distlock never writes), which needs a
 	 * leader and a quorum and writes nothing, bounded by the call timeout.
 	 * @param probe unused: the check touches no lock
 	 */
 	@Override
 	public void checkHealth(LockAttempt probe) throws Exception {
-		EtcdCalls.await(this.kv.get(EtcdKeys.bytes(this.keys.locks()),
-				GetOption.builder().isPrefix(true).withCountOnly(true).withLimit(1).build()),
+		EtcdCalls.await(this.kv.get(EtcdKeys.bytes(this.keys.root()), GetOption.builder().withCountOnly(true).build()),
 				System.nanoTime() + this.callTimeoutNanos, "a health check");
 	}
 

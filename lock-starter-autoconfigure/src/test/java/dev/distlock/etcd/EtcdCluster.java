@@ -212,8 +212,9 @@ public final class EtcdCluster implements AutoCloseable {
 					this.cluster.dir.resolve(this.name).toString(), "--listen-client-urls", clientUrl(),
 					"--advertise-client-urls", clientUrl(), "--listen-peer-urls", peerUrl(),
 					"--initial-advertise-peer-urls", peerUrl(), "--initial-cluster", this.initialCluster,
-					"--initial-cluster-state", "new", "--initial-cluster-token", this.cluster.dir.getFileName().toString(),
-					"--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn", "--logger", "zap");
+					"--initial-cluster-state", "new", "--initial-cluster-token",
+					this.cluster.dir.getFileName().toString(), "--heartbeat-interval", "50", "--election-timeout", "500",
+					"--log-level", "warn", "--logger", "zap");
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()))
 				.start();
@@ -237,8 +238,8 @@ public final class EtcdCluster implements AutoCloseable {
 				}
 				Thread.sleep(100);
 			}
-			throw new IllegalStateException(
-					"etcd " + this.name + " not healthy within " + timeout + " (last: " + last + "); log: " + logText());
+			throw new IllegalStateException("etcd " + this.name + " not healthy within " + timeout + " (last: " + last
+					+ "); log: " + logText());
 		}
 
 		boolean isLeader() {
