@@ -150,7 +150,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	 * Queues one entry and waits in place: the entry is written once and kept while the waiter watches the entry
 	 * ahead of it, reading the queue again on every event and at least every {@link #RECHECK}, and keeping its etcd
 	 * lease alive; if the entry vanished (its etcd lease expired, or an operator deleted it), a new one is queued. An
-	 * entry that does not end up holding the lock is deleted in the background.
+	 * entry that does not end up holding the lock is deleted before this returns, or in the background if a call
+	 * failed or got no reply (or that delete does).
 	 */
 	@Override
 	public @Nullable EtcdHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
@@ -164,6 +165,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		List<Watch.Watcher> watchers = new ArrayList<>();
 		boolean queued = false;
 		boolean granted = false;
+		boolean answered = true;
 		try {
 			EtcdLeases.Grant grant = null;
 			GetResponse snapshot = null;
@@ -207,10 +209,20 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 				snapshot = EtcdCalls.await(this.kv.get(prefix, queueRead()), until, "a read of queue " + queue);
 			}
 		}
+		catch (Exception ex) {
+			answered = false;
+			throw ex;
+		}
 		finally {
 			closeAll(watchers);
 			if (queued && !granted) {
-				deleteInBackground(own);
+				// a left entry would stand in front of this process's next attempt: gone before this returns
+				if (answered) {
+					delete(own, until);
+				}
+				else {
+					deleteInBackground(own);
+				}
 			}
 		}
 	}
@@ -344,17 +356,24 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	@Override
 	public void release(EtcdHeldLock lock) {
 		lock.finish();
+		delete(lock.entry(), System.nanoTime() + this.callTimeoutNanos);
+	}
+
+	/**
+	 * Deletes an entry of ours, waiting for the reply until the deadline; if the delete fails or gets no reply by
+	 * then, it is retried in the background.
+	 */
+	private void delete(ByteSequence entry, long until) {
 		try {
-			EtcdCalls.await(this.kv.delete(lock.entry()), System.nanoTime() + this.callTimeoutNanos,
-					"the release of " + lock.entry());
+			EtcdCalls.await(this.kv.delete(entry), until, "the deletion of " + entry);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			deleteInBackground(lock.entry());
+			deleteInBackground(entry);
 		}
 		catch (Exception ex) {
-			logger.debug("Release of " + lock.entry() + " failed; retrying in the background", ex);
-			deleteInBackground(lock.entry());
+			logger.debug("Deletion of " + entry + " failed; retrying in the background", ex);
+			deleteInBackground(entry);
 		}
 	}
 

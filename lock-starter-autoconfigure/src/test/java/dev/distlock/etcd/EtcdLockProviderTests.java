@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What the contract does not cover: an etcd lease revoked behind the holder's back is reported lost for every lock on
- * it, a server that stops answering fails an acquisition within its wait plus the call timeout, and an entry written
- * after its caller gave up is deleted once the write's reply comes.
+ * it, an attempt that was not granted leaves no entry in front of the next one, a server that stops answering fails an
+ * acquisition within its wait plus the call timeout, and an entry written after its caller gave up is deleted once the
+ * write's reply comes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EtcdLockProviderTests {
@@ -83,6 +84,22 @@ class EtcdLockProviderTests {
 		assertThat(second.isValid()).isFalse();
 		try (Lease next = other.acquire(LockRequest.builder("revoked-a").waitTime(Duration.ZERO).build())) {
 			assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+		}
+	}
+
+	@Test
+	void busyTryOnceLeavesNoEntryInFrontOfItsNextAttempt() {
+		LockTemplate holder = process(EtcdCluster.shared());
+		LockTemplate other = process(EtcdCluster.shared());
+		for (int i = 0; i < 100; i++) {
+			LockRequest request = LockRequest.builder("try-once-" + i).waitTime(Duration.ZERO).build();
+			Lease held = holder.acquire(request);
+			assertThat(other.tryAcquire(request)).as("round %d, while held", i).isEmpty();
+			held.release();
+			try (Lease next = other.tryAcquire(request)
+				.orElseThrow(() -> new AssertionError("the key was still taken after its release"))) {
+				assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+			}
 		}
 	}
 
