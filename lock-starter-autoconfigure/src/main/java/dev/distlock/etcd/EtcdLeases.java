@@ -25,6 +25,9 @@ final class EtcdLeases {
 
 	private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
+	/** Time between judging a lease long enough and sending the request that attaches an entry to it. */
+	private static final long MARGIN = TimeUnit.MILLISECONDS.toNanos(100);
+
 	private final Lease client;
 
 	private final Consumer<Grant> expired;
@@ -84,6 +87,22 @@ final class EtcdLeases {
 	}
 
 	/**
+	 * Makes sure an entry granted now keeps its etcd lease for the whole of its own lease: keeps the etcd lease alive
+	 * unless it lives long enough already.
+	 * @param grant the entry's etcd lease
+	 * @param lease the entry's lease, counted from now
+	 * @param until the deadline of the keep-alive
+	 * @return {@code false} if the etcd lease is gone
+	 * @throws Exception if the keep-alive failed
+	 */
+	boolean keepAliveToOutlive(Grant grant, Duration lease, long until) throws Exception {
+		if (grant.outlives(lease.toNanos(), System.nanoTime())) {
+			return true;
+		}
+		return EtcdCalls.await(keepAlive(grant), until, "a lease keep-alive");
+	}
+
+	/**
 	 * Keeps a waiter's lease alive when a third of it passed since it was last refreshed.
 	 * @param grant the waiter's lease
 	 * @param until the deadline of the keep-alive
@@ -135,7 +154,7 @@ final class EtcdLeases {
 		 * grant or keep-alive sent, lives at least as long.
 		 */
 		boolean outlives(long leaseNanos, long now) {
-			return !this.dead && this.refreshedNanos + this.ttlNanos - now >= leaseNanos;
+			return !this.dead && this.refreshedNanos + this.ttlNanos - now >= leaseNanos + MARGIN;
 		}
 
 		/**

@@ -184,7 +184,9 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 					continue;
 				}
 				if (position.granted()) {
-					if (position.announce() && !touch(own, data, grant, position.token(), until)) {
+					// after a long wait the waiter's etcd lease may have less left than the lock's lease
+					boolean alive = this.leases.keepAliveToOutlive(grant, attempt.lease(), until);
+					if (!alive || (position.announce() && !touch(own, data, grant, position.token(), until))) {
 						snapshot = null;
 						continue;
 					}

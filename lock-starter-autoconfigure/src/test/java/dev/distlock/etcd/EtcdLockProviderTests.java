@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What the contract does not cover: an etcd lease revoked behind the holder's back is reported lost for every lock on
- * it, an attempt that was not granted leaves no entry in front of the next one, a server that stops answering fails an
+ * it, an attempt that was not granted leaves no entry in front of the next one, a waiter granted after a long wait
+ * keeps its entry on the servers for its whole lease, a server that stops answering fails an
  * acquisition within its wait plus the call timeout, and an entry written after its caller gave up is deleted once the
  * write's reply comes.
  */
@@ -48,9 +49,11 @@ class EtcdLockProviderTests {
 		}
 	}
 
-	private LockTemplate process(EtcdCluster cluster) {
+	private LockTemplate process(EtcdCluster cluster) throws Exception {
 		Client client = cluster.client();
 		this.clients.add(client);
+		// connected before the test starts: a new client's first call may take longer than the short call timeout
+		client.getKVClient().get(EtcdKeys.bytes("warm-up")).get(10, TimeUnit.SECONDS);
 		EtcdLockProvider provider = EtcdLockProvider.builder(client).callTimeout(CALL_TIMEOUT).build();
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
 				LockSettings.defaults()
@@ -88,7 +91,7 @@ class EtcdLockProviderTests {
 	}
 
 	@Test
-	void busyTryOnceLeavesNoEntryInFrontOfItsNextAttempt() {
+	void busyTryOnceLeavesNoEntryInFrontOfItsNextAttempt() throws Exception {
 		LockTemplate holder = process(EtcdCluster.shared());
 		LockTemplate other = process(EtcdCluster.shared());
 		for (int i = 0; i < 100; i++) {
@@ -104,11 +107,46 @@ class EtcdLockProviderTests {
 	}
 
 	@Test
+	void waiterGrantedAfterALongWaitKeepsItsEntryForItsWholeFixedLease() throws Exception {
+		LockTemplate holder = process(EtcdCluster.shared());
+		LockTemplate waiter = process(EtcdCluster.shared());
+		Lease held = holder.acquire(LockRequest.builder("long-wait").waitTime(Duration.ZERO).build());
+		Thread releaser = new Thread(() -> {
+			try {
+				Thread.sleep(3500);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			held.release();
+		});
+		releaser.start();
+		Duration lease = Duration.ofSeconds(5);
+		try (Lease granted = waiter
+			.acquire(LockRequest.builder("long-wait").lease(lease).waitTime(Duration.ofSeconds(10)).build())) {
+			Client admin = this.clients.get(0);
+			KeyValue entry = admin.getKVClient()
+				.get(EtcdKeys.bytes(new EtcdKeys(EtcdKeys.DEFAULT_ROOT).locks() + "provider-tests:long-wait/"),
+						GetOption.builder().isPrefix(true).build())
+				.get(5, TimeUnit.SECONDS)
+				.getKvs()
+				.get(0);
+			long ttl = admin.getLeaseClient()
+				.timeToLive(entry.getLease(), io.etcd.jetcd.options.LeaseOption.DEFAULT)
+				.get(5, TimeUnit.SECONDS)
+				.getTTL();
+			assertThat(ttl).as("seconds the entry's etcd lease has left right after a grant with a %s lease", lease)
+				.isGreaterThanOrEqualTo(lease.toSeconds());
+			assertThat(granted.isValid()).isTrue();
+		}
+		releaser.join();
+	}
+
+	@Test
 	void silentServerFailsAnAcquisitionWithinItsWaitPlusTheCallTimeoutAndTheLateEntryIsDeleted() throws Exception {
 		this.own = EtcdCluster.start(1);
 		LockTemplate holder = process(this.own);
 		LockTemplate other = process(this.own);
-		holder.acquire(LockRequest.builder("warm-up").waitTime(Duration.ZERO).build()).release();
 		Duration wait = Duration.ofMillis(300);
 		this.own.member(0).pause();
 		long start = System.nanoTime();
