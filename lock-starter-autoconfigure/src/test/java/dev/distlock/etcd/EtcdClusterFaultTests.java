@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Faults on a real three-member etcd cluster while two processes (each with its own client on every member) take
- * and hold locks on a few keys from several threads: the leader killed and restarted, and the leader cut off
- * (SIGSTOP: its sockets stay open and silent, as in a partition). Every hold is recorded (key, token, from, to); the
+ * and hold locks on a few keys from several threads: the leader killed and restarted, and the leader or a follower cut
+ * off (SIGSTOP: its sockets stay open and silent, as in a partition). Every hold is recorded (key, token, from, to); the
  * holds that were still valid when their work ended must never overlap on a key, tokens must rise with the order of
  * the holds on each key, every call must return within its wait plus the call timeout, and locks must be granted
  * again once the cluster has a leader.
@@ -93,24 +93,38 @@ class EtcdClusterFaultTests {
 
 	@Test
 	void leaderCutOffWhileLocksAreHeldAndTaken() throws Exception {
+		cutOffWhileLocksAreHeldAndTaken(this.cluster.leader());
+	}
+
+	@Test
+	void followerCutOffWhileLocksAreHeldAndTaken() throws Exception {
+		EtcdCluster.Member leader = this.cluster.leader();
+		EtcdCluster.Member follower = this.cluster.members()
+			.stream()
+			.filter((member) -> member != leader)
+			.findFirst()
+			.orElseThrow();
+		cutOffWhileLocksAreHeldAndTaken(follower);
+	}
+
+	private void cutOffWhileLocksAreHeldAndTaken(EtcdCluster.Member member) throws Exception {
 		Workload workload = new Workload(List.of(process(), process()));
 		workload.start(2);
 		Thread.sleep(2000);
-		EtcdCluster.Member leader = this.cluster.leader();
-		leader.pause();
+		member.pause();
 		int before = workload.granted.get();
 		try {
 			Thread.sleep(5000);
 		}
 		finally {
-			leader.resume();
+			member.resume();
 		}
 		int whileCutOff = workload.granted.get() - before;
 		this.cluster.leader();
 		Thread.sleep(2000);
 		workload.stop();
 		workload.assertConsistent();
-		assertThat(whileCutOff).as("locks granted by the other two members while the leader was cut off")
+		assertThat(whileCutOff).as("locks granted by the other two members while %s was cut off", member)
 			.isPositive();
 	}
 
