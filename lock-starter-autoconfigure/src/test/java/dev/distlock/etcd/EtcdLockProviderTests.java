@@ -12,9 +12,11 @@ import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockType;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,10 +26,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What the contract does not cover: an etcd lease revoked behind the holder's back is reported lost for every lock on
- * it, an attempt that was not granted leaves no entry in front of the next one, a waiter granted after a long wait
- * keeps its entry on the servers for its whole lease, a server that stops answering fails an
- * acquisition within its wait plus the call timeout, and an entry written after its caller gave up is deleted once the
- * write's reply comes.
+ * it, an attempt that was not granted leaves no entry in front of the next one, a waiter granted after a long wait and
+ * a lease extended beyond its etcd lease keep their entry on the servers for the whole lease, a server that stops
+ * answering fails an acquisition within its wait plus the call timeout, and an entry written after its caller gave up
+ * is deleted once the write's reply comes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EtcdLockProviderTests {
@@ -124,22 +126,41 @@ class EtcdLockProviderTests {
 		Duration lease = Duration.ofSeconds(5);
 		try (Lease granted = waiter
 			.acquire(LockRequest.builder("long-wait").lease(lease).waitTime(Duration.ofSeconds(10)).build())) {
-			Client admin = this.clients.get(0);
-			KeyValue entry = admin.getKVClient()
-				.get(EtcdKeys.bytes(new EtcdKeys(EtcdKeys.DEFAULT_ROOT).locks() + "provider-tests:long-wait/"),
-						GetOption.builder().isPrefix(true).build())
-				.get(5, TimeUnit.SECONDS)
-				.getKvs()
-				.get(0);
-			long ttl = admin.getLeaseClient()
-				.timeToLive(entry.getLease(), io.etcd.jetcd.options.LeaseOption.DEFAULT)
-				.get(5, TimeUnit.SECONDS)
-				.getTTL();
-			assertThat(ttl).as("seconds the entry's etcd lease has left right after a grant with a %s lease", lease)
+			assertThat(secondsLeft("long-wait"))
+				.as("seconds the entry's etcd lease has left right after a grant with a %s lease", lease)
 				.isGreaterThanOrEqualTo(lease.toSeconds());
 			assertThat(granted.isValid()).isTrue();
 		}
 		releaser.join();
+	}
+
+	@Test
+	void leaseExtendedBeyondItsEtcdLeaseMovesTheEntryToALongerOne() throws Exception {
+		LockTemplate holder = process(EtcdCluster.shared());
+		try (Lease lease = holder
+			.acquire(LockRequest.builder("extended").lease(Duration.ofSeconds(1)).waitTime(Duration.ZERO).build())) {
+			assertThat(secondsLeft("extended")).as("seconds left on the etcd lease of a 1 s lease")
+				.isLessThanOrEqualTo(2);
+			lease.extend(Duration.ofSeconds(10));
+			assertThat(secondsLeft("extended")).as("seconds left after extending the lease to 10 s")
+				.isGreaterThanOrEqualTo(10);
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	/** Seconds the servers still give the etcd lease of the one entry of a MUTEX key. */
+	private long secondsLeft(String key) throws Exception {
+		Client admin = this.clients.get(0);
+		KeyValue entry = admin.getKVClient()
+			.get(EtcdKeys.bytes(new EtcdKeys(EtcdKeys.DEFAULT_ROOT).queue("provider-tests:" + key, LockType.MUTEX)),
+					GetOption.builder().isPrefix(true).build())
+			.get(5, TimeUnit.SECONDS)
+			.getKvs()
+			.get(0);
+		return admin.getLeaseClient()
+			.timeToLive(entry.getLease(), LeaseOption.DEFAULT)
+			.get(5, TimeUnit.SECONDS)
+			.getTTL();
 	}
 
 	@Test
