@@ -14,8 +14,9 @@
 # used more than BENCH_NOISY_LOAD cores is marked noisy.
 #
 # Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
-# ZooKeeper runs in-process (Curator TestingServer). Environment:
-#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, JDBC), @local and @diag name groups
+# ZooKeeper runs in-process (Curator TestingServer); the etcd subjects start Debian's etcd (etcd-server) on free
+# ports unless -Dbench.etcd.endpoints names one. Environment:
+#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, etcd, JDBC), @local and @diag name groups
 #   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
 #   BENCH_JMH_TIMES="..."    JMH fork/iteration options instead of the mode's, e.g. "-f 1 -wi 5 -w 3s -i 5 -r 3s"
 #   BENCH_NOISY_LOAD=0.5     cores other processes may use during a figure before it is marked noisy
@@ -57,9 +58,9 @@ export BENCH_NOISY_LOAD=${BENCH_NOISY_LOAD:-0.5}
 # distlock-redis-async-release sets distlock.redis.release-mode=async (ignored by a build without that property)
 REDIS=(ceiling-lettuce distlock-redis-template distlock-redis-annotation distlock-redis-async-release
   distlock-redisson redisson-rlock si-redis-spin si-redis-pubsub lock4j)
-OTHERS=(distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres)
+OTHERS=(distlock-zookeeper curator-mutex distlock-etcd jetcd-lock distlock-jdbc-postgres si-jdbc-postgres)
 LOCAL=(distlock-local-annotation distlock-local-template plain-call)
-NOT_REENTRANT=(ceiling-lettuce lock4j)
+NOT_REENTRANT=(ceiling-lettuce lock4j jetcd-lock)
 
 # diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
 DIAG=(diag-sdr-scripts diag-redis-provider)
@@ -95,7 +96,7 @@ REENTRY=$(pick "${REENTRANT[@]}")
 HANDOFF_SUBJECTS=()
 for s in distlock-redis-template distlock-redis-async-release distlock-redisson redisson-rlock si-redis-pubsub \
     si-redis-spin lock4j \
-    distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres; do
+    distlock-zookeeper curator-mutex distlock-etcd jetcd-lock distlock-jdbc-postgres si-jdbc-postgres; do
   has "$s" && HANDOFF_SUBJECTS+=("$s")
 done
 

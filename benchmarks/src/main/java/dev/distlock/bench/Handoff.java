@@ -115,6 +115,11 @@ public final class Handoff {
 			zookeeper = new TestingServer(true);
 			properties.add("-Dbench.zk.connect=" + zookeeper.getConnectString());
 		}
+		EtcdServer etcd = null;
+		if (subject.contains("etcd") && System.getProperty(EtcdServer.ENDPOINTS) == null) {
+			etcd = EtcdServer.start();
+			properties.add("-D" + EtcdServer.ENDPOINTS + "=" + etcd.endpoints());
+		}
 		String key = "bench:" + runId + ":handoff";
 		int total = rounds + warmup + 1;
 		MachineLoad before = MachineLoad.now();
@@ -151,6 +156,9 @@ public final class Handoff {
 			children.forEach(Process::destroy);
 			if (zookeeper != null) {
 				zookeeper.close();
+			}
+			if (etcd != null) {
+				etcd.close();
 			}
 		}
 		MachineLoad after = MachineLoad.now();

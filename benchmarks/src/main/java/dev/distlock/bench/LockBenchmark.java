@@ -75,6 +75,7 @@ public class LockBenchmark {
 		@Param({ "ceiling-lettuce", "distlock-redis-template", "distlock-redis-annotation",
 				"distlock-redis-async-release", "distlock-redisson",
 				"redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j", "distlock-zookeeper", "curator-mutex",
+				"distlock-etcd", "jetcd-lock",
 				"distlock-jdbc-postgres", "si-jdbc-postgres", "distlock-local-annotation", "distlock-local-template",
 				"plain-call" })
 		public String name;

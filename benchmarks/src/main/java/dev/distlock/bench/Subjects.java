@@ -32,6 +32,8 @@ public final class Subjects {
 		REQUIRES.put("lock4j", "com.baomidou.lock.LockTemplate");
 		REQUIRES.put("distlock-zookeeper", "dev.distlock.zookeeper.ZooKeeperLockProvider");
 		REQUIRES.put("curator-mutex", "org.apache.curator.framework.recipes.locks.InterProcessMutex");
+		REQUIRES.put("distlock-etcd", "dev.distlock.etcd.EtcdLockProvider");
+		REQUIRES.put("jetcd-lock", "io.etcd.jetcd.Lock");
 		REQUIRES.put("distlock-jdbc-postgres", "dev.distlock.jdbc.JdbcLockProvider");
 		REQUIRES.put("si-jdbc-postgres", "org.springframework.integration.jdbc.lock.JdbcLockRegistry");
 		REQUIRES.put("distlock-local-annotation", "dev.distlock.annotation.DistributedLock");
@@ -68,6 +70,8 @@ public final class Subjects {
 			case "lock4j" -> new Lock4jSubject(config);
 			case "distlock-zookeeper" -> distlockZooKeeper(config);
 			case "curator-mutex" -> new CuratorMutex(config);
+			case "distlock-etcd" -> distlockEtcd(config);
+			case "jetcd-lock" -> new JetcdLock(config);
 			case "distlock-jdbc-postgres" -> distlockJdbc(config);
 			case "si-jdbc-postgres" -> new SpringIntegrationJdbc(config);
 			case "distlock-local-annotation" -> new Distlock(config, "local", Map.of(), true, (runId) -> () -> {
@@ -95,6 +99,18 @@ public final class Subjects {
 		try {
 			return new Distlock(config, "zookeeper", Map.of("distlock.zookeeper.connect-string", server.connectString(),
 					"distlock.zookeeper.base-path", "/bench-" + config.runId()), false, (runId) -> server);
+		}
+		catch (Exception | Error ex) {
+			server.close();
+			throw ex;
+		}
+	}
+
+	private static Subject distlockEtcd(BenchConfig config) throws Exception {
+		EtcdServer server = EtcdServer.start();
+		try {
+			return new Distlock(config, "etcd", Map.of("distlock.etcd.endpoints", server.endpoints(),
+					"distlock.etcd.root", "/bench-" + config.runId()), false, (runId) -> server);
 		}
 		catch (Exception | Error ex) {
 			server.close();

@@ -56,14 +56,14 @@ public final class DistlockAutoConfiguration {
 				throw new LockConfigurationException("distlock.provider is '" + configured
 						+ "' but no such lock provider is available (available: " + names + "). Check the name, "
 						+ "add the backend's client library, and configure its connection (a RedisConnectionFactory, "
-						+ "RedissonClient, DataSource or distlock.zookeeper.connect-string)");
+						+ "RedissonClient, DataSource, distlock.zookeeper.connect-string or distlock.etcd.endpoints)");
 			}
 			return configured.trim();
 		}
 		if (names.isEmpty()) {
 			throw new LockConfigurationException("No lock provider is available. Add a backend (spring-boot-starter-"
-					+ "data-redis, redisson, a DataSource, or curator-recipes with distlock.zookeeper.connect-string)"
-					+ ", or set distlock.provider=local for in-JVM locks");
+					+ "data-redis, redisson, a DataSource, curator-recipes with distlock.zookeeper.connect-string, or "
+					+ "jetcd-core with distlock.etcd.endpoints), or set distlock.provider=local for in-JVM locks");
 		}
 		if (names.size() > 1) {
 			throw new LockConfigurationException("Several lock providers are available " + names

@@ -37,7 +37,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Countdown latches beside the locks: a {@link LatchProvider} for every configured lock backend that can hold one
- * (local, redis, redisson, jdbc, zookeeper; not {@code redisson-quorum}), on the same client, and a
+ * (local, redis, redisson, jdbc, zookeeper; etcd's comes with its lock provider; not {@code redisson-quorum}), on the
+ * same client, and a
  * {@link LatchTemplate} over the one named by {@code distlock.latch.provider}, else the default lock provider's, else
  * the only one. {@code distlock.latch.enabled=false} turns it off.
  *
@@ -77,7 +78,7 @@ public final class DistlockLatchAutoConfiguration {
 		if (wanted != null) {
 			throw new LockConfigurationException("distlock.latch.provider is '" + configured + "' but no such latch "
 					+ "provider is available (available: " + names + "); latches live on local, redis, redisson, "
-					+ "jdbc or zookeeper, on a backend configured for locks");
+					+ "jdbc, zookeeper or etcd, on a backend configured for locks");
 		}
 		if (available.size() == 1) {
 			return available.get(0);

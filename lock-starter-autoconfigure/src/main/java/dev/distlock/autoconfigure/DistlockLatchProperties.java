@@ -27,8 +27,8 @@ public class DistlockLatchProperties {
 	private Duration expiry = Duration.ofHours(1);
 
 	/**
-	 * Backend of the latches: local, redis, redisson, jdbc or zookeeper. Unset means the default lock provider's
-	 * backend, or the only one that holds latches.
+	 * Backend of the latches: local, redis, redisson, jdbc, zookeeper or etcd. Unset means the default lock
+	 * provider's backend, or the only one that holds latches.
 	 */
 	private @Nullable String provider;
 

@@ -281,7 +281,7 @@ class DistlockAutoConfigurationTests {
 		String json = Files.readString(Path.of("target/classes/META-INF/spring-configuration-metadata.json"));
 		List<String> providers = JsonPath.read(json, "$.hints[?(@.name == 'distlock.provider')].values[*].value");
 		assertThat(providers).containsExactlyInAnyOrder("local", "redis", "redisson", "redisson-quorum", "jdbc",
-				"zookeeper");
+				"zookeeper", "etcd");
 		List<String> descriptions = JsonPath.read(json,
 				"$.hints[?(@.name == 'distlock.provider')].values[*].description");
 		assertThat(descriptions).hasSize(providers.size()).allSatisfy((text) -> assertThat(text).isNotBlank());
