@@ -2,8 +2,8 @@ package dev.distlock.etcd;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.distlock.core.HeldLock;
-import dev.distlock.core.LockAttempt;
+import dev.distlock.core.spi.HeldLock;
+import dev.distlock.core.spi.LockAttempt;
 import io.etcd.jetcd.ByteSequence;
 
 /**

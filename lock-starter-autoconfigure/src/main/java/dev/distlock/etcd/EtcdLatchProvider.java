@@ -4,10 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LatchWaiter;
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.WakeUpSignal;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LatchWaiter;
+import dev.distlock.core.spi.WakeUpSignal;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;

@@ -14,13 +14,13 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
-import dev.distlock.core.LockWaiter;
-import dev.distlock.core.RenewalOutcome;
-import dev.distlock.core.WakeUpSignal;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockWaiter;
+import dev.distlock.core.spi.RenewalOutcome;
+import dev.distlock.core.spi.WakeUpSignal;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;

@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -136,8 +135,7 @@ class EtcdClusterFaultTests {
 				LockSettings.defaults()
 					.withKeyPrefix("")
 					.withCallTimeout(CALL_TIMEOUT)
-					.withWatchdog(Duration.ofSeconds(3), null),
-				new LeaseRenewer(1), List.of());
+					.withWatchdog(Duration.ofSeconds(3), null), List.of());
 		this.templates.add(template);
 		return template;
 	}

@@ -7,7 +7,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -61,8 +60,7 @@ class EtcdLockProviderTests {
 				LockSettings.defaults()
 					.withKeyPrefix("provider-tests:")
 					.withCallTimeout(CALL_TIMEOUT)
-					.withWatchdog(Duration.ofMillis(1500), null),
-				new LeaseRenewer(1), List.of());
+					.withWatchdog(Duration.ofMillis(1500), null), List.of());
 		this.templates.add(template);
 		return template;
 	}

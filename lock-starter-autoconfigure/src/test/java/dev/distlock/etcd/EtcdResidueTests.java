@@ -6,7 +6,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -41,8 +40,7 @@ class EtcdResidueTests {
 	void connect() {
 		this.client = EtcdCluster.shared().client();
 		EtcdLockProvider provider = EtcdLockProvider.builder(this.client).root(this.root).build();
-		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""),
-				new LeaseRenewer(1), List.of());
+		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""), List.of());
 	}
 
 	@AfterEach

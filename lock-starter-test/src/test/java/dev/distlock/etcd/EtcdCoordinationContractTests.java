@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import dev.distlock.core.LatchProvider;
-import dev.distlock.core.LockProvider;
+import dev.distlock.core.spi.LatchProvider;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import io.etcd.jetcd.Client;
 

@@ -6,8 +6,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
