@@ -9,30 +9,37 @@ import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Hold-at-least ({@link LockRequest#holdAtLeast()}) as a release policy of one lease: a lock released before the hold
- * has passed since it was acquired is not freed but renewed, owner-checked, for exactly what is left, so the backend
- * frees it then, in its own time, whatever this process does next (crashes included, since the backend lease was
- * never shorter than the hold). Locally the lease ends as on any release: the local queue opens and re-entry stops,
- * and a thread of this process that asks again meets the backend's lock like any other caller.
+ * Hold-at-least ({@link LockRequest#holdAtLeast()}, {@code Lease.extend(lease, holdAtLeast)}), the release policy of a
+ * lease whose hold has not ended yet: a lock released before its hold's end is not freed but renewed, owner-checked,
+ * for exactly what is left, so the backend frees it then, in its own time, whatever this process does next (crashes
+ * included, since the backend lease was never shorter than the hold). Locally the lease ends as on any release: the
+ * local queue opens and re-entry stops, and a thread of this process that asks again meets the backend's lock like any
+ * other caller.
  */
 final class HoldAtLeast {
 
 	private static final long NANOS_PER_MILLI = 1_000_000;
 
-	private final long holdNanos;
-
-	private HoldAtLeast(Duration hold) {
-		this.holdNanos = Timing.saturatedNanos(hold);
+	private HoldAtLeast() {
 	}
 
 	/**
-	 * The hold of a request.
-	 * @param request the request
-	 * @return its hold, or {@code null} if it has none
+	 * Checks a hold against the lease it comes with, which would free the lock before the hold ends.
+	 * @param key the lock's key, for the message
+	 * @param hold the hold
+	 * @param lease the lease
+	 * @throws LockConfigurationException if the hold is negative or longer than the lease
 	 */
-	static @Nullable HoldAtLeast of(LockRequest request) {
-		Duration hold = request.holdAtLeast();
-		return (hold == null || hold.isZero()) ? null : new HoldAtLeast(hold);
+	static void check(String key, Duration hold, Duration lease) {
+		if (hold.isNegative()) {
+			throw new LockConfigurationException(
+					"Hold-at-least of lock '" + key + "' must not be negative, was " + hold);
+		}
+		if (hold.compareTo(lease) > 0) {
+			throw new LockConfigurationException("Hold-at-least of lock '" + key + "' (" + hold
+					+ ") must not be longer than its lease (" + lease
+					+ "): the backend would free the lock before the hold ends");
+		}
 	}
 
 	/**
@@ -62,12 +69,12 @@ final class HoldAtLeast {
 	 * what is left, rounded up to a whole millisecond and to the backend's minimum lease.
 	 * @param provider the lock's backend
 	 * @param lock the lock being released
-	 * @param acquiredNanos when it was acquired
+	 * @param holdEndNanos when the hold ends, on the {@link System#nanoTime()} scale
 	 * @return {@code true} if the hold applied (the lock must not be released now), {@code false} to release it
 	 * @throws Exception if the backend failed; the backend lease, never shorter than the hold, then frees the lock
 	 */
-	<H extends HeldLock> boolean keep(LockProvider<H> provider, H lock, long acquiredNanos) throws Exception {
-		long left = acquiredNanos + this.holdNanos - System.nanoTime();
+	static <H extends HeldLock> boolean keep(LockProvider<H> provider, H lock, long holdEndNanos) throws Exception {
+		long left = holdEndNanos - System.nanoTime();
 		if (left <= 0) {
 			return false;
 		}

@@ -81,7 +81,6 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private final boolean watchdog;
 
-	private final @Nullable HoldAtLeast hold;
 
 	private final Thread ownerThread;
 
@@ -106,6 +105,9 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	private volatile boolean published;
 
 	private volatile boolean releaseAtOnce;
+
+	/** Until when a release keeps the lock on the backend ({@link HoldAtLeast}); raised by extensions. */
+	private volatile long holdEndNanos;
 
 	private volatile @Nullable String reportedLoss;
 
@@ -159,7 +161,6 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		this.attempt = new LockAttempt(fullKey, request.type(), request.permits(), backendLease, ownerPrefix,
 				ownerSequence, callDeadline, this);
 		this.watchdog = watchdog;
-		this.hold = HoldAtLeast.of(request);
 		this.renewLease = backendLease;
 		this.ownerThread = Thread.currentThread();
 	}
@@ -175,6 +176,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		this.renewSentNanos = sentNanos;
 		this.expiryNanos = sentNanos + lease;
 		this.latestEndNanos = this.acquiredNanos + lease;
+		Duration hold = this.request.holdAtLeast();
+		this.holdEndNanos = this.acquiredNanos + ((hold != null) ? Timing.saturatedNanos(hold) : 0);
 		this.state = HELD;
 	}
 
@@ -328,6 +331,19 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	@Override
+	public void extend(Duration duration, Duration holdAtLeast) {
+		HoldAtLeast.check(key(), holdAtLeast, duration);
+		extend(duration);
+		// measured once the extension is granted, so the hold is never shorter than asked
+		long end = System.nanoTime() + Timing.saturatedNanos(holdAtLeast);
+		synchronized (this) {
+			if (end - this.holdEndNanos > 0) {
+				this.holdEndNanos = end;
+			}
+		}
+	}
+
+	@Override
 	public Lease onLost(Runnable callback) {
 		LostCallbacks callbacks;
 		synchronized (this) {
@@ -441,8 +457,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 			return;
 		}
 		try {
-			HoldAtLeast keep = this.releaseAtOnce ? null : this.hold;
-			if (keep == null || !keep.keep(this.provider, held(), this.acquiredNanos)) {
+			if (this.releaseAtOnce || !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
 				if (endWhenSent) {
 					this.provider.release(held(), this::endLocally);
 				}
