@@ -14,8 +14,8 @@ import dev.distlock.core.spi.TryOnceLockProvider;
 /**
  * The in-JVM backend, named {@code local}: the reference implementation of the provider contract and a real choice
  * for tests and single-instance applications. Every {@link LockType}; leases end at their expiry on this JVM's
- * monotonic clock (a fixed lease nobody released frees the lock then); fencing tokens come from one counter, so they
- * strictly increase per key; release wakes waiters directly. FAIR waiters keep their queue place while they keep
+ * monotonic clock (a fixed lease nobody released frees the lock then); fencing tokens come from one counter seeded from the wall clock, so they
+ * strictly increase per key, across restarts too; release wakes waiters directly. FAIR waiters keep their queue place while they keep
  * trying; a place not refreshed for {@link #FAIR_WAITER_TIMEOUT} is dropped so a dead waiter cannot block the queue.
  * <p>
  * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks, as on the other backends. Instances made with
