@@ -2,7 +2,6 @@ package dev.distlock.bench;
 
 import java.util.concurrent.TimeUnit;
 
-import org.HdrHistogram.Histogram;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,7 +19,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.infra.ThreadParams;
-import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Throughput of one critical section with an empty body (acquire + release), per subject, in four shapes:
@@ -113,9 +111,7 @@ public class LockBenchmark {
 
 		String ownKey;
 
-		private final Histogram histogram = Latency.newHistogram();
-
-		private boolean measuring;
+		private final IterationHistogram histogram = new IterationHistogram();
 
 		@Setup(Level.Trial)
 		public void key(Target target, ThreadParams thread) {
@@ -124,21 +120,18 @@ public class LockBenchmark {
 
 		@Setup(Level.Iteration)
 		public void begin(IterationParams iteration) {
-			this.measuring = iteration.getType() == IterationType.MEASUREMENT;
-			this.histogram.reset();
+			this.histogram.begin(iteration);
 		}
 
 		@TearDown(Level.Iteration)
 		public void end(Target target) {
-			if (this.measuring) {
-				target.latency.add(this.histogram);
-			}
+			this.histogram.end(target.latency);
 		}
 
 		void cycle(Subject subject, String key) throws Exception {
 			long start = System.nanoTime();
 			subject.cycle(key);
-			this.histogram.recordValue(System.nanoTime() - start);
+			this.histogram.record(start);
 		}
 
 	}
