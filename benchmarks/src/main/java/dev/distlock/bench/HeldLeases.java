@@ -39,7 +39,9 @@ import dev.distlock.core.LockTemplate;
  * <li>{@code heap_bytes_per_lease}: heap used after a full GC with the N leases held, minus the same before they were
  * acquired, ÷ N (the application was started and warmed before the first figure). With the in-process ZooKeeper
  * server the server's nodes are in it too;</li>
- * <li>{@code lost}: leases reported lost while held (renewals that did not keep up), which voids the row.</li>
+ * <li>{@code lost}: leases reported lost while held (renewals that did not keep up), which voids the row;
+ * {@code lost_while_acquiring} those lost before the measurement began, {@code release_failures} releases that
+ * failed at the end.</li>
  * </ul>
  * The watchdog runs with a short lease and interval ({@code bench.scaling.lease}, default 3 s;
  * {@code bench.scaling.interval}, default 1 s) so a period is short. Usage:
@@ -144,7 +146,17 @@ public final class HeldLeases {
 			row.put("distlock_thread_names", String.join(" ", names));
 			row.put("lost", lost.get() - lostBefore);
 			row.put("lost_while_acquiring", lostBefore);
-			runOnWorkers((worker, leases) -> held.get(worker).forEach(Lease::release), null);
+			// a lease lost meanwhile may refuse its release; the figures above stand either way
+			AtomicInteger releaseFailures = new AtomicInteger();
+			runOnWorkers((worker, leases) -> held.get(worker).forEach((heldLease) -> {
+				try {
+					heldLease.release();
+				}
+				catch (RuntimeException ex) {
+					releaseFailures.incrementAndGet();
+				}
+			}), null);
+			row.put("release_failures", releaseFailures.get());
 		}
 	}
 
