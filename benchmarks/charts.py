@@ -318,7 +318,7 @@ def scaling_chart(scaling, run, path):
         svg.line(x0, y(target), x0 + plot_w, y(target), stroke="#111827", width=1.2, dash="5 3")
         svg.text(x0 + plot_w, y(target) - 5, target_label, size=11, anchor="end", fill="#111827")
         for subject, name, color in SCALING_LINES:
-            points = sorted((r["n"], r[field], r.get("lost", 0)) for r in held
+            points = sorted((r["n"], r[field], (r.get("lost") or 0) + (r.get("lost_while_acquiring") or 0)) for r in held
                             if r["subject"] == subject and r.get(field) is not None)
             if not points:
                 continue

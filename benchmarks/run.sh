@@ -3,7 +3,7 @@
 # benchmarks/results.json and the charts docs/benchmarks-ops.svg, docs/benchmarks-handoff.svg and
 # docs/benchmarks-scaling.svg.
 #
-#   benchmarks/run.sh           full run (~27 min on 2 cores; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
+#   benchmarks/run.sh           full run (~27 min on 2 cores + ~20-30 min of scaling; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
 #                               warm-up, 3 x 3 s measurement per subject and shape; handoff: up to 300 handoffs
 #                               (30 s) per subject
 #   BENCH_SUBJECTS=@scaling benchmarks/run.sh

@@ -93,6 +93,11 @@ def verdict(ok, noisy=False):
     return ("**pass**" if ok else "**MISS**") + (" (noisy)" if noisy else "")
 
 
+def lost_leases(row):
+    """Leases lost while acquiring or during the periods: any voids the row's figures."""
+    return (row.get("lost") or 0) + (row.get("lost_while_acquiring") or 0)
+
+
 def held_row(scaling, subject, n):
     for row in scaling["held"]:
         if row["subject"] == subject and row["n"] == n:
@@ -118,7 +123,7 @@ def targets(scaling):
             out.append((f"{name}: 100,000 held watchdog leases", reason, verdict(None)))
             continue
         noisy = bool(r.get("noisy"))
-        lost = r.get("lost", 0) or 0
+        lost = lost_leases(r)
         lost_note = f" ({lost} leases lost: the renewals did not keep up)" if lost else ""
         out.append((f"{name}, 100,000 held: ≤ 2 distlock threads", f"{r['distlock_threads']}{lost_note}",
                     verdict(r["distlock_threads"] <= 2 and not lost, noisy)))
@@ -162,7 +167,8 @@ def section(scaling, props):
              "renewer's batches, each one pipelined or batched call on one connection; ZooKeeper: packets the "
              "in-process server received, as it renews lease by lease; local: no backend); live `distlock-*` "
              "threads; heap used after a full GC with the N leases held minus before, ÷ N (ZooKeeper's includes "
-             "the in-process server's nodes). A row with leases lost is void: the renewals did not keep up.")
+             "the in-process server's nodes). A row with leases lost, during the periods or while acquiring, is void: "
+             "the renewals did not keep up.")
     L.append("- Key spread (`KeySpreadBenchmark`, JMH as the shapes above): 8 threads acquire + release a key drawn "
              "at random per operation from 8, 1,000 or 100,000 distinct keys (lease 30 s).")
     L.append("")
@@ -171,7 +177,7 @@ def section(scaling, props):
         L.append("")
         L.append("| backend | N | lease / interval | acquire s | CPU % of a core | distlock threads' CPU % | "
                  "round trips / period | renewal batches / period | distlock threads | heap B / held lease | "
-                 "lost | others |")
+                 "lost (while acquiring) | others |")
         L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         order = {s: i for i, s in enumerate(SUBJECTS)}
         for r in sorted(scaling["held"], key=lambda r: (order.get(r["subject"], 99), r["n"])):
@@ -184,7 +190,8 @@ def section(scaling, props):
             L.append(f"| {name} | {r['n']:,} | {timing} | {fmt(r.get('acquire_s'))} | {fmt(r['cpu_pct'])}{dagger} | "
                      f"{fmt(r['distlock_cpu_pct'])} | {fmt(r['round_trips_per_period'])} | "
                      f"{fmt(r['renewal_batches_per_period'])} | {r['distlock_threads']} | "
-                     f"{fmt(r['heap_bytes_per_lease'], 0)} | {r['lost']} | {fmt(r.get('other_load'), 2)}{dagger} |")
+                     f"{fmt(r['heap_bytes_per_lease'], 0)} | {r['lost']} ({r.get('lost_while_acquiring', 0)}) | "
+                     f"{fmt(r.get('other_load'), 2)}{dagger} |")
         L.append("")
         names = sorted({(BACKENDS.get(r["subject"], r["subject"]), r.get("distlock_thread_names", ""))
                         for r in scaling["held"] if r.get("distlock_thread_names")})

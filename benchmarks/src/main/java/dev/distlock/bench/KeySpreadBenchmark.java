@@ -1,22 +1,15 @@
 package dev.distlock.bench;
 
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 
@@ -28,12 +21,7 @@ import org.openjdk.jmh.infra.IterationParams;
  * score holds no string building. Same profilers and latency histograms as {@link LockBenchmark}; its rows are
  * {@code keys8}, {@code keys1000}, {@code keys100000} in {@code results.json}.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = { "-Xms1g", "-Xmx1g" })
-@Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 3, time = 2)
-public class KeySpreadBenchmark {
+public class KeySpreadBenchmark extends ThroughputBenchmark {
 
 	@Benchmark
 	@Threads(8)

@@ -1,21 +1,13 @@
 package dev.distlock.bench;
 
-import java.util.concurrent.TimeUnit;
-
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.infra.ThreadParams;
@@ -35,12 +27,7 @@ import org.openjdk.jmh.infra.ThreadParams;
  * (bytes allocated per operation, all threads of the fork) and {@link CpuPerOp} (process CPU per operation, and
  * what the rest of the machine did meanwhile).
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = { "-Xms1g", "-Xmx1g" })
-@Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 3, time = 2)
-public class LockBenchmark {
+public class LockBenchmark extends ThroughputBenchmark {
 
 	@Benchmark
 	@Threads(1)
