@@ -98,6 +98,14 @@ def lost_leases(row):
     return (row.get("lost") or 0) + (row.get("lost_while_acquiring") or 0)
 
 
+def lost_cell(row):
+    text = f"{row['lost']} ({row.get('lost_while_acquiring', 0)})"
+    acquired = row.get("acquired")
+    if acquired is not None and acquired < row["n"]:
+        text += f"; stopped acquiring at {acquired:,}"
+    return text
+
+
 def held_row(scaling, subject, n):
     for row in scaling["held"]:
         if row["subject"] == subject and row["n"] == n:
@@ -124,7 +132,8 @@ def targets(scaling):
             continue
         noisy = bool(r.get("noisy"))
         lost = lost_leases(r)
-        lost_note = f" ({lost} leases lost: the renewals did not keep up)" if lost else ""
+        lost_note = (f" ({lost} leases lost, {r.get('acquired', '?')} of {r['n']:,} acquired: the renewals did not "
+                     "keep up)") if lost else ""
         out.append((f"{name}, 100,000 held: ≤ 2 distlock threads", f"{r['distlock_threads']}{lost_note}",
                     verdict(r["distlock_threads"] <= 2 and not lost, noisy)))
         out.append((f"{name}, 100,000 held: ≤ 1 KB heap per held lease", fmt(r["heap_bytes_per_lease"], 0, " B"),
@@ -168,7 +177,7 @@ def section(scaling, props):
              "in-process server received, as it renews lease by lease; local: no backend); live `distlock-*` "
              "threads; heap used after a full GC with the N leases held minus before, ÷ N (ZooKeeper's includes "
              "the in-process server's nodes). A row with leases lost, during the periods or while acquiring, is void: "
-             "the renewals did not keep up.")
+             "the renewals did not keep up; acquiring stops at the first lost lease.")
     L.append("- Key spread (`KeySpreadBenchmark`, JMH as the shapes above): 8 threads acquire + release a key drawn "
              "at random per operation from 8, 1,000 or 100,000 distinct keys (lease 30 s).")
     L.append("")
@@ -190,7 +199,7 @@ def section(scaling, props):
             L.append(f"| {name} | {r['n']:,} | {timing} | {fmt(r.get('acquire_s'))} | {fmt(r['cpu_pct'])}{dagger} | "
                      f"{fmt(r['distlock_cpu_pct'])} | {fmt(r['round_trips_per_period'])} | "
                      f"{fmt(r['renewal_batches_per_period'])} | {r['distlock_threads']} | "
-                     f"{fmt(r['heap_bytes_per_lease'], 0)} | {r['lost']} ({r.get('lost_while_acquiring', 0)}) | "
+                     f"{fmt(r['heap_bytes_per_lease'], 0)} | {lost_cell(r)} | "
                      f"{fmt(r.get('other_load'), 2)}{dagger} |")
         L.append("")
         names = sorted({(BACKENDS.get(r["subject"], r["subject"]), r.get("distlock_thread_names", ""))

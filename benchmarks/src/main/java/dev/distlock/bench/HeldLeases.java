@@ -40,8 +40,8 @@ import dev.distlock.core.LockTemplate;
  * acquired, ÷ N (the application was started and warmed before the first figure). With the in-process ZooKeeper
  * server the server's nodes are in it too;</li>
  * <li>{@code lost}: leases reported lost while held (renewals that did not keep up), which voids the row;
- * {@code lost_while_acquiring} those lost before the measurement began, {@code release_failures} releases that
- * failed at the end.</li>
+ * {@code lost_while_acquiring} those lost before the measurement began (acquiring stops at the first loss, and
+ * {@code acquired} says how many were taken), {@code release_failures} releases that failed at the end.</li>
  * </ul>
  * The watchdog runs with a short lease and interval ({@code bench.scaling.lease}, default 3 s;
  * {@code bench.scaling.interval}, default 1 s) so a period is short. Usage:
@@ -109,12 +109,14 @@ public final class HeldLeases {
 			AtomicInteger lost = new AtomicInteger();
 			List<List<Lease>> held = new ArrayList<>();
 			long acquireStart = System.nanoTime();
+			// the first lost lease shows the renewals no longer keep up: acquiring more would only take longer
 			runOnWorkers((worker, leases) -> {
-				for (int k = worker; k < n; k += THREADS) {
+				for (int k = worker; k < n && lost.get() == 0; k += THREADS) {
 					leases.add(template.acquire(request(prefix + k)).onLost(lost::incrementAndGet));
 				}
 			}, held);
 			row.put("acquire_s", (System.nanoTime() - acquireStart) / 1e9);
+			row.put("acquired", held.stream().mapToInt(List::size).sum());
 			row.put("watched", renewer.watchedLeases());
 			long heapHeld = usedHeapAfterGc();
 			row.put("heap_bytes_per_lease", (heapHeld - heapBefore) / (double) n);
