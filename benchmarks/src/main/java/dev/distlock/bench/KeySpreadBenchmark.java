@@ -10,7 +10,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 
 /**
@@ -59,7 +58,7 @@ public class KeySpreadBenchmark extends ThroughputBenchmark {
 		}
 
 		@TearDown(Level.Trial)
-		public void close(BenchmarkParams params) throws Exception {
+		public void close() throws Exception {
 			this.latency.write("keys" + this.keyCount, this.name);
 			this.subject.close();
 		}
