@@ -4,6 +4,9 @@ write_all(results, run, docs_dir) draws, from the rows of results.json:
 - docs/benchmarks-ops.svg: acquire + release pairs per second per shape (1t, 8t8k, 8t1k), grouped bars, one panel per
   backend (Redis, ZooKeeper, PostgreSQL) with distlock and each peer, linear scale per panel;
 - docs/benchmarks-handoff.svg: handoff latency between two JVMs, p50 and p99 per subject, log scale.
+write_scaling(scaling, run, docs_dir) draws docs/benchmarks-scaling.svg from the scaling benchmark (issue 29): renewal
+CPU (% of one core) and heap per held lease against the number of watchdog leases held, one line per backend, with
+the targets at 100,000 held leases.
 A figure marked noisy in results.json is drawn pale and its label carries a dagger.
 """
 import math
@@ -263,6 +266,82 @@ def backend(subject):
     if "zookeeper" in subject or "curator" in subject:
         return "zookeeper"
     return "jdbc" if "jdbc" in subject else "redis"
+
+
+SCALING_LINES = [
+    ("distlock-local-template", "local", "#6b7280"),
+    ("distlock-redis-template", "Redis", "#dc2626"),
+    ("distlock-jdbc-postgres", "JDBC (PostgreSQL)", "#15803d"),
+    ("distlock-zookeeper", "ZooKeeper (in-process server)", "#1d4ed8"),
+]
+
+
+def scaling_chart(scaling, run, path):
+    held = [r for r in scaling.get("held", []) if "error" not in r]
+    panels = [("Renewal CPU, % of one core (process)", "cpu_pct", 10, "target ≤ 10 % at 100k", lambda v: f"{v:g} %"),
+              ("Heap retained per held lease, bytes", "heap_bytes_per_lease", 1024, "target ≤ 1 KB at 100k",
+               lambda v: f"{v:g}")]
+    width, top, panel_w, plot_h, left = 980, 96, 400, 260, 70
+    svg = Svg(width, top + plot_h + 110)
+    svg.text(16, 26, "Cost of holding N watchdog leases at once (lower is better)", size=17, weight="bold")
+    timing = sorted({f"{r['lease_ms'] / 1000:g} s / {r['interval_ms'] / 1000:g} s" for r in held})
+    svg.text(16, 46, f"{subtitle(run)}; watchdog lease / interval {', '.join(timing) or '?'}; log scale of N.",
+             size=12, fill="#4b5563")
+    if run.get("mode") == "quick":
+        svg.text(16, 66, "SMOKE RUN: tiny sizes beside other work; proves the benchmark runs, the figures are not "
+                 "results", size=13, weight="bold", fill="#dc2626")
+    ns = sorted({r["n"] for r in held}) or [1000, 10000, 100000]
+    lo, hi = min(ns + [1000]), max(ns + [100000])
+    for p, (title, field, target, target_label, tick_label) in enumerate(panels):
+        x0 = left + p * (panel_w + 70)
+        plot_w = panel_w - 20
+        base = top + plot_h
+        values = [r[field] for r in held if r.get(field) is not None]
+        vmax = nice_max(max(values + [target * 1.25]))
+
+        def x(n):
+            return x0 + plot_w * (math.log10(n) - math.log10(lo)) / max(1e-9, math.log10(hi) - math.log10(lo))
+
+        def y(v):
+            return base - plot_h * max(0, v) / vmax
+
+        svg.text(x0, top - 12, title, size=14, weight="bold")
+        for k in range(6):
+            v = vmax * k / 5
+            svg.line(x0, y(v), x0 + plot_w, y(v), stroke="#e5e7eb" if k else "#9ca3af")
+            svg.text(x0 - 6, y(v) + 4, tick_label(v), size=11, anchor="end", fill="#4b5563")
+        n = lo
+        while n <= hi:
+            svg.line(x(n), top, x(n), base, stroke="#f3f4f6")
+            svg.text(x(n), base + 16, f"N = {n:,}", size=11, anchor="middle", fill="#4b5563")
+            n *= 10
+        svg.line(x0, y(target), x0 + plot_w, y(target), stroke="#111827", width=1.2, dash="5 3")
+        svg.text(x0 + plot_w, y(target) - 5, target_label, size=11, anchor="end", fill="#111827")
+        for subject, name, color in SCALING_LINES:
+            points = sorted((r["n"], r[field], (r.get("lost") or 0) + (r.get("lost_while_acquiring") or 0)) for r in held
+                            if r["subject"] == subject and r.get(field) is not None)
+            if not points:
+                continue
+            path_d = " ".join(f"{'M' if i == 0 else 'L'}{x(n):.1f},{y(v):.1f}" for i, (n, v, _) in enumerate(points))
+            svg.add(f'<path d="{path_d}" fill="none" stroke="{color}" stroke-width="2"/>')
+            for n, v, lost in points:
+                fill = "#ffffff" if lost else color
+                svg.add(f'<circle cx="{x(n):.1f}" cy="{y(v):.1f}" r="4" fill="{fill}" stroke="{color}" '
+                        f'stroke-width="2"><title>{escape(name)}, N = {n:,}: {v:,.1f}'
+                        f'{escape(f" ({lost} leases lost)") if lost else ""}</title></circle>')
+    lx, ly = left, top + plot_h + 50
+    for subject, name, color in SCALING_LINES:
+        svg.rect(lx, ly - 10, 12, 12, color)
+        svg.text(lx + 18, ly, name, size=12)
+        lx += 220
+    svg.text(16, svg.height - 12, "Hollow point: leases were lost while held (renewals did not keep up), the figure "
+             "is void. ZooKeeper's CPU and heap include its in-process server.", size=11, fill="#4b5563")
+    svg.write(path)
+
+
+def write_scaling(scaling, run, docs_dir):
+    os.makedirs(docs_dir, exist_ok=True)
+    scaling_chart(scaling, run or {}, os.path.join(docs_dir, "benchmarks-scaling.svg"))
 
 
 def write_all(results, run, docs_dir):

@@ -11,6 +11,8 @@ ops/s, CPU and bytes per operation are medians over the measurement iterations (
 subject's shutdown, the first one its start-up when there is no warm-up); p50/p99 come from the histogram of every
 operation of those iterations. A figure is noisy when other processes kept more than BENCH_NOISY_LOAD cores (default
 0.5) busy on average during its measurement. benchmarks/ANALYSIS.md, if present, is appended as the closing note.
+A run of the scaling benchmark alone (BENCH_SUBJECTS=@scaling) replaces only the scaling section of RESULTS.md, the
+"scaling" entry of results.json and docs/benchmarks-scaling.svg (see scaling.py).
 """
 import json
 import math
@@ -21,6 +23,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
 import charts  # noqa: E402  (benchmarks/charts.py, beside this file)
+import scaling  # noqa: E402  (benchmarks/scaling.py: the scaling benchmark's section)
 
 SHAPES = {
     "oneThread": "1t",
@@ -361,17 +364,28 @@ def main():
         with open(sys.argv[2]) as f:
             data = json.load(f)
         charts.write_all(data.get("results", []), data.get("run") or run_of_results_md(sys.argv[2]), sys.argv[3])
+        if data.get("scaling"):
+            charts.write_scaling(data["scaling"], data["scaling"].get("run") or {}, sys.argv[3])
         return
     run, bench_dir = sys.argv[1], sys.argv[2]
     docs_dir = sys.argv[3] if len(sys.argv) > 3 else None
     rows, errors, props = load(run)
     threshold = noisy_threshold()
+    scaled = scaling.load(run, threshold)
+    if scaled:
+        scaled["run"] = {k: props.get(k) for k in ("mode", "started", "finished", "commit", "jmh_times", "scaling_n",
+                                                    "scaling_periods", "scaling_opts")}
+        if docs_dir:
+            charts.write_scaling(scaled, scaled["run"], docs_dir)
+    if scaled and not rows and not errors:
+        write_scaling_only(bench_dir, scaled, props)
+        return
 
     results = results_list(rows)
     meta = {k: props.get(k) for k in ("mode", "started", "finished", "commit", "jmh_times", "handoff")}
     meta["noisy_load"] = threshold
     with open(os.path.join(bench_dir, "results.json"), "w") as f:
-        json.dump({"run": meta, "results": results}, f, indent=2)
+        json.dump({"run": meta, "results": results, **({"scaling": scaled} if scaled else {})}, f, indent=2)
         f.write("\n")
     if docs_dir:
         charts.write_all(results, meta, docs_dir)
@@ -573,6 +587,10 @@ def main():
             L.append("- Failed: " + ", ".join(failed) + " (see the JMH logs of the run)")
         L.append("")
 
+    if scaled:
+        L.extend(scaling.section(scaled, props))
+        L.append("")
+
     analysis = os.path.join(bench_dir, "ANALYSIS.md")
     if os.path.exists(analysis):
         with open(analysis) as f:
@@ -580,6 +598,23 @@ def main():
 
     with open(os.path.join(bench_dir, "RESULTS.md"), "w") as f:
         f.write("\n".join(L).rstrip() + "\n")
+
+
+def write_scaling_only(bench_dir, scaled, props):
+    """A run of the scaling benchmark alone: replace its section and its results.json entry, keep the rest."""
+    path = os.path.join(bench_dir, "RESULTS.md")
+    text = open(path).read() if os.path.exists(path) else "# distlock benchmarks\n"
+    with open(path, "w") as f:
+        f.write(scaling.splice(text, scaling.section(scaled, props)).rstrip() + "\n")
+    path = os.path.join(bench_dir, "results.json")
+    data = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+    data["scaling"] = scaled
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Runs every benchmark of distlock and its peers in one go and writes benchmarks/RESULTS.md,
-# benchmarks/results.json and the charts docs/benchmarks-ops.svg and docs/benchmarks-handoff.svg.
+# benchmarks/results.json and the charts docs/benchmarks-ops.svg, docs/benchmarks-handoff.svg and
+# docs/benchmarks-scaling.svg.
 #
-#   benchmarks/run.sh           full run (~27 min on 2 cores; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
+#   benchmarks/run.sh           full run (~27 min on 2 cores + ~20-30 min of scaling; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
 #                               warm-up, 3 x 3 s measurement per subject and shape; handoff: up to 300 handoffs
 #                               (30 s) per subject
+#   BENCH_SUBJECTS=@scaling benchmarks/run.sh
+#                               the scaling benchmark alone (issue 29): N watchdog leases held at once (HeldLeases,
+#                               one JVM per backend and N) and 8 threads over 8, 1,000 and 100,000 random keys
+#                               (KeySpreadBenchmark); it rewrites only the scaling part of RESULTS.md and results.json
 #   benchmarks/run.sh --quick   smoke run (~8 min, mostly JVM and application start-up): no warm-up, one 1 s
 #                               measurement; 20 handoffs (5 s) per subject. Its CPU and allocation figures include
 #                               the application's start-up and say nothing.
@@ -14,9 +19,13 @@
 # used more than BENCH_NOISY_LOAD cores is marked noisy.
 #
 # Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
-# ZooKeeper runs in-process (Curator TestingServer); the etcd subjects start Debian's etcd (etcd-server) on free
-# ports unless -Dbench.etcd.endpoints names one. Environment:
-#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, etcd, JDBC), @local and @diag name groups
+# ZooKeeper runs in-process (Curator TestingServer). Environment:
+#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, JDBC), @local and @diag name groups;
+#                            @scaling selects the scaling benchmark (a full run without BENCH_SUBJECTS includes it)
+#   BENCH_SCALING_N="..."    numbers of held leases (full: "1000 10000 100000"; --quick: "1000")
+#   BENCH_SCALING_PERIODS=n  renewal periods measured per row (full: 10; --quick: 3)
+#   BENCH_SCALING_OPTS="..." JVM options of HeldLeases (default: -Xms2g -Xmx2g -Dbench.scaling.lease=3s
+#                            -Dbench.scaling.interval=1s, the watchdog's lease and renewal interval)
 #   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
 #   BENCH_JMH_TIMES="..."    JMH fork/iteration options instead of the mode's, e.g. "-f 1 -wi 5 -w 3s -i 5 -r 3s"
 #   BENCH_NOISY_LOAD=0.5     cores other processes may use during a figure before it is marked noisy
@@ -47,10 +56,15 @@ JAVA_OPTS=(-Dbench.out="$OUT" ${BENCH_JAVA_OPTS:-})
 if [ "$MODE" = quick ]; then
   JMH_TIMES=(-f 1 -wi 0 -i 1 -r 1s)
   HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
+  SCALING_N=${BENCH_SCALING_N:-1000}
+  SCALING_PERIODS=${BENCH_SCALING_PERIODS:-3}
 else
   JMH_TIMES=(-f 1 -wi 3 -w 3s -i 3 -r 3s)
   HANDOFF=(300 30 5 30)
+  SCALING_N=${BENCH_SCALING_N:-1000 10000 100000}
+  SCALING_PERIODS=${BENCH_SCALING_PERIODS:-10}
 fi
+read -r -a SCALING_OPTS <<<"${BENCH_SCALING_OPTS:--Xms2g -Xmx2g -Dbench.scaling.lease=3s -Dbench.scaling.interval=1s}"
 [ -n "${BENCH_JMH_TIMES:-}" ] && read -r -a JMH_TIMES <<<"$BENCH_JMH_TIMES"
 PROFILERS=(-prof gc -prof dev.distlock.bench.CpuPerOp)
 export BENCH_NOISY_LOAD=${BENCH_NOISY_LOAD:-0.5}
@@ -64,23 +78,36 @@ NOT_REENTRANT=(ceiling-lettuce lock4j jetcd-lock)
 
 # diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
 DIAG=(diag-sdr-scripts diag-redis-provider)
+# the scaling benchmark: distlock's LockTemplate on each backend
+SCALING=(distlock-local-template distlock-redis-template distlock-jdbc-postgres distlock-zookeeper)
+SCALING_SELECTED=0
 
 if [ -n "${BENCH_SUBJECTS:-}" ]; then
   AVAILABLE=()
   for s in $BENCH_SUBJECTS; do
     case "$s" in
+      @scaling) SCALING_SELECTED=1 ;;
       @redis) AVAILABLE+=("${REDIS[@]}") ;;
       @others) AVAILABLE+=("${OTHERS[@]}") ;;
       @local) AVAILABLE+=("${LOCAL[@]}") ;;
       @diag) AVAILABLE+=("${DIAG[@]}") ;;
-      @*) log "unknown group $s (@redis, @others, @local, @diag)"; exit 2 ;;
+      @*) log "unknown group $s (@redis, @others, @local, @diag, @scaling)"; exit 2 ;;
       *) AVAILABLE+=("$s") ;;
     esac
   done
 else
   mapfile -t AVAILABLE < <(java -cp "$CP" dev.distlock.bench.Subjects)
+  SCALING_SELECTED=1
 fi
 log "subjects: ${AVAILABLE[*]}"
+SCALING_SUBJECTS=()
+if [ "$SCALING_SELECTED" = 1 ]; then
+  mapfile -t BUILT < <(java -cp "$CP" dev.distlock.bench.Subjects)
+  for s in "${SCALING[@]}"; do
+    [[ " ${BUILT[*]} " == *" $s "* ]] && SCALING_SUBJECTS+=("$s")
+  done
+  log "scaling: ${SCALING_SUBJECTS[*]}; N = $SCALING_N; $SCALING_PERIODS periods; ${SCALING_OPTS[*]}"
+fi
 
 has() { local s; for s in "${AVAILABLE[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 pick() { local out=() s; for s in "$@"; do has "$s" && out+=("$s"); done; (IFS=,; echo "${out[*]}"); }
@@ -116,17 +143,21 @@ done
   echo "jmh_profilers=${PROFILERS[*]}"
   echo "noisy_load=$BENCH_NOISY_LOAD"
   echo "handoff=${HANDOFF[*]}"
+  echo "scaling=${SCALING_SUBJECTS[*]}"
+  echo "scaling_n=$SCALING_N"
+  echo "scaling_periods=$SCALING_PERIODS"
+  echo "scaling_opts=${SCALING_OPTS[*]}"
   echo "classpath=$(tr ':' '\n' <"$ROOT/benchmarks/target/classpath.txt" | sed 's#.*/##' | tr '\n' ' ')"
 } >"$OUT/run.properties"
 
-jmh() { # method, subjects (comma-separated)
-  local method=$1 subjects=$2
+jmh() { # method, subjects (comma-separated), benchmark class (default LockBenchmark)
+  local method=$1 subjects=$2 class=${3:-LockBenchmark}
   if [ -z "$subjects" ]; then log "skipping $method: no subject"; return; fi
   log "JMH $method: $subjects"
-  java "${JAVA_OPTS[@]}" -cp "$CP" org.openjdk.jmh.Main "LockBenchmark\.$method\$" -p name="$subjects" \
+  java "${JAVA_OPTS[@]}" -cp "$CP" org.openjdk.jmh.Main "$class\.$method\$" -p name="$subjects" \
     "${JMH_TIMES[@]}" "${PROFILERS[@]}" -rf json -rff "$OUT/jmh-$method.json" >"$OUT/jmh-$method.log" 2>&1 \
     || log "JMH $method exited with $? (see $OUT/jmh-$method.log)"
-  grep -E '^LockBenchmark' "$OUT/jmh-$method.log" >&2 || true
+  grep -E "^$class" "$OUT/jmh-$method.log" >&2 || true
 }
 
 jmh oneThread "$ONE_THREAD"
@@ -139,6 +170,18 @@ if [ "${#HANDOFF_SUBJECTS[@]}" -gt 0 ]; then
   java "${JAVA_OPTS[@]}" -cp "$CP" dev.distlock.bench.Handoff "$OUT/handoff.jsonl" "${HANDOFF[@]}" \
     "${HANDOFF_SUBJECTS[@]}" >"$OUT/handoff.log" 2>&1 || log "handoff exited with $? (see $OUT/handoff.log)"
   grep -E '^\{' "$OUT/handoff.log" >&2 || true
+fi
+
+if [ "${#SCALING_SUBJECTS[@]}" -gt 0 ]; then
+  for s in "${SCALING_SUBJECTS[@]}"; do
+    for n in $SCALING_N; do
+      log "held leases: $s, N = $n"
+      java "${JAVA_OPTS[@]}" "${SCALING_OPTS[@]}" -cp "$CP" dev.distlock.bench.HeldLeases "$OUT/scaling.jsonl" \
+        "$s" "$n" "$SCALING_PERIODS" >>"$OUT/scaling.log" 2>&1 || log "HeldLeases exited with $? (see $OUT/scaling.log)"
+      tail -n 1 "$OUT/scaling.jsonl" >&2 || true
+    done
+  done
+  jmh eightThreadsRandomKeys "$(IFS=,; echo "${SCALING_SUBJECTS[*]}")" KeySpreadBenchmark
 fi
 
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/run.properties"

@@ -1,26 +1,16 @@
 package dev.distlock.bench;
 
-import java.util.concurrent.TimeUnit;
-
-import org.HdrHistogram.Histogram;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.infra.ThreadParams;
-import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Throughput of one critical section with an empty body (acquire + release), per subject, in four shapes:
@@ -37,12 +27,7 @@ import org.openjdk.jmh.runner.IterationType;
  * (bytes allocated per operation, all threads of the fork) and {@link CpuPerOp} (process CPU per operation, and
  * what the rest of the machine did meanwhile).
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = { "-Xms1g", "-Xmx1g" })
-@Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 3, time = 2)
-public class LockBenchmark {
+public class LockBenchmark extends ThroughputBenchmark {
 
 	@Benchmark
 	@Threads(1)
@@ -114,9 +99,7 @@ public class LockBenchmark {
 
 		String ownKey;
 
-		private final Histogram histogram = Latency.newHistogram();
-
-		private boolean measuring;
+		private final IterationHistogram histogram = new IterationHistogram();
 
 		@Setup(Level.Trial)
 		public void key(Target target, ThreadParams thread) {
@@ -125,21 +108,18 @@ public class LockBenchmark {
 
 		@Setup(Level.Iteration)
 		public void begin(IterationParams iteration) {
-			this.measuring = iteration.getType() == IterationType.MEASUREMENT;
-			this.histogram.reset();
+			this.histogram.begin(iteration);
 		}
 
 		@TearDown(Level.Iteration)
 		public void end(Target target) {
-			if (this.measuring) {
-				target.latency.add(this.histogram);
-			}
+			this.histogram.end(target.latency);
 		}
 
 		void cycle(Subject subject, String key) throws Exception {
 			long start = System.nanoTime();
 			subject.cycle(key);
-			this.histogram.recordValue(System.nanoTime() - start);
+			this.histogram.record(start);
 		}
 
 	}

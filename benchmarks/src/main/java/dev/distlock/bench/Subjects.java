@@ -57,8 +57,9 @@ public final class Subjects {
 	 */
 	public static Subject open(String name, BenchConfig config) throws Exception {
 		return switch (name) {
+			case "distlock-redis-template", "distlock-zookeeper", "distlock-jdbc-postgres", "distlock-local-template" ->
+				openDistlock(name, config, Map.of());
 			case "ceiling-lettuce" -> new LettuceCeiling(config);
-			case "distlock-redis-template" -> distlockRedis(config, false, Map.of());
 			case "distlock-redis-annotation" -> distlockRedis(config, true, Map.of());
 			case "distlock-redis-async-release" ->
 				distlockRedis(config, true, Map.of("distlock.redis.release-mode", "async"));
@@ -68,15 +69,9 @@ public final class Subjects {
 			case "si-redis-spin" -> new SpringIntegrationRedis(config, RedisLockType.SPIN_LOCK);
 			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
 			case "lock4j" -> new Lock4jSubject(config);
-			case "distlock-zookeeper" -> distlockZooKeeper(config);
 			case "curator-mutex" -> new CuratorMutex(config);
-			case "distlock-etcd" -> distlockEtcd(config);
-			case "jetcd-lock" -> new JetcdLock(config);
-			case "distlock-jdbc-postgres" -> distlockJdbc(config);
 			case "si-jdbc-postgres" -> new SpringIntegrationJdbc(config);
 			case "distlock-local-annotation" -> new Distlock(config, "local", Map.of(), true, (runId) -> () -> {
-			});
-			case "distlock-local-template" -> new Distlock(config, "local", Map.of(), false, (runId) -> () -> {
 			});
 			case "plain-call" -> new PlainCall();
 			case "diag-sdr-scripts" -> new SpringDataRedisScripts(config, false);
@@ -86,7 +81,28 @@ public final class Subjects {
 		};
 	}
 
-	private static Subject distlockRedis(BenchConfig config, boolean annotated, Map<String, Object> extra)
+	/**
+	 * Starts distlock's {@code LockTemplate} subject of one backend with extra properties on top of the subject's own
+	 * (the scaling benchmark's watchdog lease and interval).
+	 * @param name {@code distlock-redis-template}, {@code distlock-zookeeper}, {@code distlock-jdbc-postgres} or
+	 * {@code distlock-local-template}
+	 * @param config servers and run id
+	 * @param extra properties added to the application's
+	 * @return the subject, to close after use
+	 * @throws Exception if it could not start
+	 */
+	static Distlock openDistlock(String name, BenchConfig config, Map<String, Object> extra) throws Exception {
+		return switch (name) {
+			case "distlock-redis-template" -> distlockRedis(config, false, extra);
+			case "distlock-zookeeper" -> distlockZooKeeper(config, extra);
+			case "distlock-jdbc-postgres" -> distlockJdbc(config, extra);
+			case "distlock-local-template" -> new Distlock(config, "local", extra, false, (runId) -> () -> {
+			});
+			default -> throw new IllegalArgumentException("'" + name + "' is not a distlock LockTemplate subject");
+		};
+	}
+
+	private static Distlock distlockRedis(BenchConfig config, boolean annotated, Map<String, Object> extra)
 			throws Exception {
 		Map<String, Object> properties = new HashMap<>(extra);
 		properties.put("spring.data.redis.host", config.redisHost());
@@ -94,11 +110,13 @@ public final class Subjects {
 		return new Distlock(config, "redis", properties, annotated, redisCleanup(config));
 	}
 
-	private static Subject distlockZooKeeper(BenchConfig config) throws Exception {
+	private static Distlock distlockZooKeeper(BenchConfig config, Map<String, Object> extra) throws Exception {
 		ZooKeeperServer server = ZooKeeperServer.start(config);
 		try {
-			return new Distlock(config, "zookeeper", Map.of("distlock.zookeeper.connect-string", server.connectString(),
-					"distlock.zookeeper.base-path", "/bench-" + config.runId()), false, (runId) -> server);
+			Map<String, Object> properties = new HashMap<>(extra);
+			properties.put("distlock.zookeeper.connect-string", server.connectString());
+			properties.put("distlock.zookeeper.base-path", "/bench-" + config.runId());
+			return new Distlock(config, "zookeeper", properties, false, (runId) -> server);
 		}
 		catch (Exception | Error ex) {
 			server.close();
@@ -106,20 +124,8 @@ public final class Subjects {
 		}
 	}
 
-	private static Subject distlockEtcd(BenchConfig config) throws Exception {
-		EtcdServer server = EtcdServer.start();
-		try {
-			return new Distlock(config, "etcd", Map.of("distlock.etcd.endpoints", server.endpoints(),
-					"distlock.etcd.root", "/bench-" + config.runId()), false, (runId) -> server);
-		}
-		catch (Exception | Error ex) {
-			server.close();
-			throw ex;
-		}
-	}
-
-	private static Subject distlockJdbc(BenchConfig config) throws Exception {
-		Map<String, Object> properties = new HashMap<>();
+	private static Distlock distlockJdbc(BenchConfig config, Map<String, Object> extra) throws Exception {
+		Map<String, Object> properties = new HashMap<>(extra);
 		properties.put("spring.datasource.url", config.pgUrl());
 		properties.put("spring.datasource.username", config.pgUser());
 		properties.put("spring.datasource.password", config.pgPassword());
