@@ -70,11 +70,6 @@ final class Distlock implements Subject {
 		return this.template;
 	}
 
-	/** The application's bean of the given type (the scaling benchmark reads the {@code LeaseRenewer}). */
-	<T> T bean(Class<T> type) {
-		return this.context.getBean(type);
-	}
-
 	static LockRequest request(String key) {
 		return LockRequest.builder(key).lease(BenchConfig.LEASE).waitTime(BenchConfig.WAIT).build();
 	}

@@ -20,7 +20,7 @@ import javax.management.ObjectName;
 
 import com.sun.management.OperatingSystemMXBean;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LeaseRenewer;
+import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 
@@ -32,7 +32,7 @@ import dev.distlock.core.LockTemplate;
  * core; {@code distlock_cpu_pct} the same for the threads whose names start with {@code distlock-}
  * ({@code ThreadMXBean}); the in-process ZooKeeper server's CPU is in the first;</li>
  * <li>{@code round_trips_per_period}: backend calls per period. Redis and JDBC: the renewer's
- * {@link LeaseRenewer#renewalBatches() batches}, each one backend call (pipelined scripts on one connection; one JDBC
+ * renewal batches (counted by {@link RenewalCounter}), each one backend call (pipelined scripts on one connection; one JDBC
  * batch on one connection). ZooKeeper: the packets the in-process server received (its JMX
  * {@code PacketsReceived}), as its provider renews lease by lease. {@code local}: none, there is no backend;</li>
  * <li>{@code distlock_threads}: live threads named {@code distlock-*}, the most seen at the start and end;</li>
@@ -98,8 +98,11 @@ public final class HeldLeases {
 		Map<String, Object> watchdog = Map.of("distlock.watchdog.lease", lease.toMillis() + "ms",
 				"distlock.watchdog.interval", interval.toMillis() + "ms");
 		try (Distlock distlock = Subjects.openDistlock(subject, config, watchdog)) {
-			LockTemplate template = distlock.template();
-			LeaseRenewer renewer = distlock.bean(LeaseRenewer.class);
+			// the application's provider and settings, its renewal batches counted on the way
+			LockTemplate application = distlock.template();
+			RenewalCounter renewer = new RenewalCounter(application.defaultProvider());
+			try (LockTemplate template = new LockTemplate(List.of(renewer), renewer.name(), application.settings(),
+					List.of())) {
 			String prefix = "bench:" + config.runId() + ":held:";
 			// start-up, JIT and the backend's first connections are not the leases' cost
 			for (int i = 0; i < 2000; i++) {
@@ -117,7 +120,7 @@ public final class HeldLeases {
 			}, held);
 			row.put("acquire_s", (System.nanoTime() - acquireStart) / 1e9);
 			row.put("acquired", held.stream().mapToInt(List::size).sum());
-			row.put("watched", renewer.watchedLeases());
+			row.put("watched", template.activeLeases().stream().filter(LeaseSnapshot::watchdog).count());
 			long heapHeld = usedHeapAfterGc();
 			row.put("heap_bytes_per_lease", (heapHeld - heapBefore) / (double) n);
 			// every lease has been renewed at least once before the figures start
@@ -125,7 +128,7 @@ public final class HeldLeases {
 			int lostBefore = lost.get();
 			int threadsAtStart = distlockThreads().size();
 			Map<Long, Long> distlockCpuAtStart = distlockThreadCpu();
-			long batches = renewer.renewalBatches();
+			long batches = renewer.batches();
 			long packets = zooKeeperPackets();
 			long cpu = OS.getProcessCpuTime();
 			long wall = System.nanoTime();
@@ -134,7 +137,7 @@ public final class HeldLeases {
 			double seconds = (System.nanoTime() - wall) / 1e9;
 			double measuredPeriods = seconds * 1e3 / interval.toMillis();
 			long cpuNanos = OS.getProcessCpuTime() - cpu;
-			long batchCount = renewer.renewalBatches() - batches;
+			long batchCount = renewer.batches() - batches;
 			long packetCount = zooKeeperPackets() - packets;
 			row.put("other_load", MachineLoad.now().otherCores(machine));
 			row.put("periods", measuredPeriods);
@@ -159,6 +162,7 @@ public final class HeldLeases {
 				}
 			}), null);
 			row.put("release_failures", releaseFailures.get());
+			}
 		}
 	}
 
