@@ -85,7 +85,7 @@ class JdbcBatchRenewalTests {
 
 			assertThat(renewed).hasSize(held.size());
 			for (int i = 0; i < renewed.length; i++) {
-				assertThat(renewed[i].isRenewed()).as("%s %s renewed", types.get(i), prefix + i)
+				assertThat(renewed[i].isRenewed()).as("%s %s renewed: %s", types.get(i), prefix + i, renewed[i])
 					.isEqualTo(i != lost && i != released);
 			}
 			// past the first lease: only the renewed leases still keep the others out

@@ -1,5 +1,8 @@
 package dev.distlock.jdbc;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -7,8 +10,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.ReleaseSubscription;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.distlock.test.TestServers;
+import dev.distlock.test.TestServers.JdbcServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,16 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PostgresNotifierTests {
 
-	private static JdbcTestDatabase database;
-
-	@BeforeAll
-	static void createTable() {
-		database = JdbcTestDatabase.postgres();
-	}
-
-	@AfterAll
-	static void dropTable() {
-		database.close();
+	/** Outside the pool, as the provider opens it. */
+	private static Connection connect() throws SQLException {
+		JdbcServer server = TestServers.postgres();
+		return DriverManager.getConnection(server.url(), server.username(), server.password());
 	}
 
 	private static long deadline() {
@@ -41,7 +38,7 @@ class PostgresNotifierTests {
 	@Test
 	void listenerAddedWhileTheLastOneOfItsPayloadLeavesIsNeverOrphaned() throws Exception {
 		String channel = "dl_notify_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-		try (PostgresNotifier notifier = new PostgresNotifier(database.dataSource()::getConnection, channel,
+		try (PostgresNotifier notifier = new PostgresNotifier(PostgresNotifierTests::connect, channel,
 				Duration.ofSeconds(1))) {
 			notifier.subscribe("warm-up", () -> {
 			}, deadline()).close();
@@ -62,7 +59,7 @@ class PostgresNotifierTests {
 			int orphaned = 0;
 			int rounds = 0;
 			try {
-				long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+				long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 				while (orphaned == 0 && System.nanoTime() < end) {
 					rounds++;
 					AtomicInteger woken = new AtomicInteger();
