@@ -1,5 +1,6 @@
 package dev.distlock.fault;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,9 @@ import dev.distlock.jdbc.JdbcLockSchema;
 import dev.distlock.test.TestServers;
 import dev.distlock.test.TestServers.JdbcServer;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -29,10 +31,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code jdbc} backend on PostgreSQL when the network to the database goes silent (a partition or a hung server:
+ * The {@code jdbc} backend on PostgreSQL and MariaDB when the network to the database goes silent (a partition or a hung server:
  * no reset, no refusal, bytes held both ways by a {@link TcpProxy}), in an application configured as a new user
- * would: auto-configuration, {@code spring.datasource.url} (pgjdbc without {@code socketTimeout}), HikariCP's
- * defaults (30 s connection timeout), distlock's defaults. Every call must end by its bound: an acquisition by its
+ * would: auto-configuration, {@code spring.datasource.url} (no driver timeout such as pgjdbc's
+ * {@code socketTimeout}), HikariCP's defaults (30 s connection timeout), distlock's defaults. Every call must end by its bound: an acquisition by its
  * wait + the call timeout (1 s), a release 1 s after the work ends. After the heal the application must lock again
  * without a restart, and no key asked for during the silence may stay held (a grant that reached the database late is
  * released in the background with its own token).
@@ -48,18 +50,18 @@ class JdbcSilentNetworkTests {
 	/** Scheduling on a 2-core machine shared with other builds. */
 	private static final Duration SLACK = Duration.ofMillis(500);
 
-	private final JdbcServer postgres = TestServers.postgres();
-
-	@Test
-	void everyCallEndsInItsBoundWhileTheNetworkIsSilentAndLockingResumesAfter() throws Exception {
-		DriverManagerDataSource direct = new DriverManagerDataSource(this.postgres.url(), this.postgres.username(),
-				this.postgres.password());
+	@ParameterizedTest
+	@ValueSource(strings = { "postgresql", "mariadb" })
+	void everyCallEndsInItsBoundWhileTheNetworkIsSilentAndLockingResumesAfter(String database) throws Exception {
+		JdbcServer server = database.equals("postgresql") ? TestServers.postgres() : TestServers.mariadb();
+		DriverManagerDataSource direct = new DriverManagerDataSource(server.url(), server.username(),
+				server.password());
 		JdbcLockSchema.create(direct, JdbcLockSchema.DEFAULT_TABLE_NAME, null);
 		JdbcTemplate jdbc = new JdbcTemplate(direct);
 		String prefix = "silent-" + UUID.randomUUID() + "-";
 		List<String> measured = new ArrayList<>();
-		try (TcpProxy proxy = TcpProxy.start(postgresPort());
-				ConfigurableApplicationContext context = application(proxy.port())) {
+		try (TcpProxy proxy = TcpProxy.start(port(server));
+				ConfigurableApplicationContext context = application(server, proxy.port())) {
 			LockTemplate locks = context.getBean(LockTemplate.class);
 			locks.execute(request(prefix + "warm-up"), () -> null);
 
@@ -110,9 +112,10 @@ class JdbcSilentNetworkTests {
 					+ " after the heal (silence " + silence.toMillis() + " ms)");
 			List<String> held = List.of();
 			Duration cleared = null;
+			String now = database.equals("postgresql") ? "now()" : "UTC_TIMESTAMP(6)";
 			while (System.nanoTime() - healed < TimeUnit.SECONDS.toNanos(30)) {
-				held = jdbc.queryForList("SELECT lock_key FROM " + JdbcLockSchema.DEFAULT_TABLE_NAME
-						+ " WHERE lock_key LIKE ? AND lease_until > now()", String.class, "%" + prefix + "%");
+				held = jdbc.queryForList("SELECT CAST(lock_key AS CHAR(255)) FROM "
+						+ JdbcLockSchema.DEFAULT_TABLE_NAME + " WHERE lock_key LIKE ? AND lease_until > " + now, String.class, "%" + prefix + "%");
 				if (held.isEmpty()) {
 					cleared = Duration.ofNanos(System.nanoTime() - healed);
 					break;
@@ -121,7 +124,7 @@ class JdbcSilentNetworkTests {
 			}
 			measured.add("keys of the silence free " + ((cleared != null) ? cleared.toMillis() + " ms" : "never")
 					+ " after the heal");
-			System.out.println("jdbc silent network: " + String.join("; ", measured));
+			System.out.println("jdbc silent network, " + database + ": " + String.join("; ", measured));
 
 			assertThat(waited.took()).as("waiter (wait %s): %s", WAIT, measured)
 				.isLessThanOrEqualTo(WAIT.plus(CALL_TIMEOUT).plus(SLACK));
@@ -142,20 +145,19 @@ class JdbcSilentNetworkTests {
 		}
 	}
 
-	private ConfigurableApplicationContext application(int proxyPort) {
-		String url = "jdbc:postgresql://127.0.0.1:" + proxyPort + "/" + this.postgres.url()
-			.substring(this.postgres.url().lastIndexOf('/') + 1);
+	private static ConfigurableApplicationContext application(JdbcServer server, int proxyPort) {
+		URI address = URI.create(server.url().substring("jdbc:".length()));
+		String url = "jdbc:" + address.getScheme() + "://127.0.0.1:" + proxyPort + address.getPath();
 		// several backends are on the test class path: a new user's application has only the one it names
 		return new SpringApplicationBuilder(SilentNetworkApp.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
-			.run("--spring.datasource.url=" + url, "--spring.datasource.username=" + this.postgres.username(),
-					"--spring.datasource.password=" + this.postgres.password(), "--distlock.provider=jdbc");
+			.run("--spring.datasource.url=" + url, "--spring.datasource.username=" + server.username(),
+					"--spring.datasource.password=" + server.password(), "--distlock.provider=jdbc");
 	}
 
-	private int postgresPort() {
-		String rest = this.postgres.url().substring("jdbc:postgresql://".length());
-		String hostPort = rest.substring(0, rest.indexOf('/'));
-		return hostPort.contains(":") ? Integer.parseInt(hostPort.substring(hostPort.indexOf(':') + 1)) : 5432;
+	private static int port(JdbcServer server) {
+		URI address = URI.create(server.url().substring("jdbc:".length()));
+		return (address.getPort() > 0) ? address.getPort() : (address.getScheme().equals("mariadb") ? 3306 : 5432);
 	}
 
 	private static LockRequest request(String key) {
