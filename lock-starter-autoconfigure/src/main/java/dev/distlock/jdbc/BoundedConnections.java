@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
@@ -56,14 +57,6 @@ final class BoundedConnections {
 	 */
 	long deadline() {
 		return System.nanoTime() + this.callTimeoutNanos;
-	}
-
-	/**
-	 * The call timeout.
-	 * @return the call timeout in nanoseconds
-	 */
-	long callTimeoutNanos() {
-		return this.callTimeoutNanos;
 	}
 
 	/**
@@ -129,7 +122,7 @@ final class BoundedConnections {
 		}
 	}
 
-	private static void closeQuietly(@org.jspecify.annotations.Nullable Connection connection) {
+	private static void closeQuietly(@Nullable Connection connection) {
 		if (connection == null) {
 			return;
 		}

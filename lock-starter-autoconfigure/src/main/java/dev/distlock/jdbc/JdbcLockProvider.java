@@ -314,8 +314,12 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 			return;
 		}
 		LockTarget target = target(attempt);
+		// by the acquisition's call deadline when the core cleans up on the caller's thread (a FAIR ticket after the
+		// wait ran out); past it (in the background, after a call without an answer) by the call timeout
+		long deadline = (attempt.deadlineNanos() - System.nanoTime() > 0) ? attempt.deadlineNanos()
+				: this.connections.deadline();
 		try {
-			abandonOrThrow(target, attempt.owner(), this.connections.deadline());
+			abandonOrThrow(target, attempt.owner(), deadline);
 		}
 		catch (DataAccessException ex) {
 			logger.debug("Could not clean up after " + attempt + " yet; retrying in the background", ex);

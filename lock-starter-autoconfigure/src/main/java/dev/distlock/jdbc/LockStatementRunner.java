@@ -97,16 +97,29 @@ final class LockStatementRunner {
 	}
 
 	/**
-	 * Runs a query without parameters, for checks and the clock.
+	 * Runs a query without parameters, for checks and the clock, by the call timeout.
 	 * @param statement the query
 	 * @param reader reads the result
 	 * @param <T> what the result gives
 	 * @return what the reader returned
-	 * @throws DataAccessException if the database failed
+	 * @throws DataAccessException if the database failed or did not answer in time
 	 */
 	<T> @Nullable T query(Statement statement, ResultReader<T> reader) {
+		return query(statement, reader, this.connections.deadline());
+	}
+
+	/**
+	 * Runs a query without parameters by a deadline.
+	 * @param statement the query
+	 * @param reader reads the result
+	 * @param deadlineNanos when the query must have returned
+	 * @param <T> what the result gives
+	 * @return what the reader returned
+	 * @throws DataAccessException if the database failed or did not answer in time
+	 */
+	<T> @Nullable T query(Statement statement, ResultReader<T> reader, long deadlineNanos) {
 		String task = "distlock query on " + this.tableName;
-		try (BoundedConnections.Bounded connection = this.connections.open(this.connections.deadline(), task);
+		try (BoundedConnections.Bounded connection = this.connections.open(deadlineNanos, task);
 				PreparedStatement prepared = connection.connection().prepareStatement(statement.sql());
 				ResultSet result = prepared.executeQuery()) {
 			return reader.read(result);
