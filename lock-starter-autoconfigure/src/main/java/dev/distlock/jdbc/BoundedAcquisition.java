@@ -22,8 +22,8 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * {@link JdbcLockProvider#acquire(LockAttempt, LockWaiter)} runs: each bounded by the acquisition's
  * {@link LockWaitBudget} and every call by the attempt's {@linkplain LockAttempt#deadlineNanos() call deadline}, each
  * outcome read (granted, busy, contention counted as busy, a broken connection cleaned up by owner while the call
- * deadline allows, else left to the background cleanup), and what they may have left in the database remembered, so that the cleanup after a failed
- * acquisition runs only where there is something to clean.
+ * deadline allows, else left to the background cleanup), and what they may have left in the database remembered, so
+ * that the cleanup after a failed acquisition runs only where there is something to clean.
  */
 final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 

@@ -19,11 +19,11 @@ import org.postgresql.PGNotification;
 
 /**
  * PostgreSQL release notifications for one provider: one connection of its own, outside any pool, that LISTENs on
- * the table's channel (every read on it bounded by the call timeout), and one daemon thread that waits for notifications and wakes the subscribers of the lock
- * each one names (the payload is the lock's kind and stored key). Releases send {@code pg_notify} in the releasing
- * statement, so a notification arrives only once the release committed. While the connection is down, subscriptions
- * report themselves inactive (waiters poll) and the thread reconnects with backoff; after reconnecting it wakes every
- * subscriber, since releases in between were missed.
+ * the table's channel (every read on it bounded by the call timeout), and one daemon thread that waits for
+ * notifications and wakes the subscribers of the lock each one names (the payload is the lock's kind and stored
+ * key). Releases send {@code pg_notify} in the releasing statement, so a notification arrives only once the release
+ * committed. While the connection is down, subscriptions report themselves inactive (waiters poll) and the thread
+ * reconnects with backoff; after reconnecting it wakes every subscriber, since releases in between were missed.
  */
 final class PostgresNotifier implements AutoCloseable {
 

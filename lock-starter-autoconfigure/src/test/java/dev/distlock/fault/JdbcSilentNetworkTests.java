@@ -31,13 +31,13 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code jdbc} backend on PostgreSQL and MariaDB when the network to the database goes silent (a partition or a hung server:
- * no reset, no refusal, bytes held both ways by a {@link TcpProxy}), in an application configured as a new user
- * would: auto-configuration, {@code spring.datasource.url} (no driver timeout such as pgjdbc's
- * {@code socketTimeout}), HikariCP's defaults (30 s connection timeout), distlock's defaults. Every call must end by its bound: an acquisition by its
- * wait + the call timeout (1 s), a release 1 s after the work ends. After the heal the application must lock again
- * without a restart, and no key asked for during the silence may stay held (a grant that reached the database late is
- * released in the background with its own token).
+ * The {@code jdbc} backend on PostgreSQL and MariaDB when the network to the database goes silent (a partition or a
+ * hung server: no reset, no refusal, bytes held both ways by a {@link TcpProxy}), in an application configured as a
+ * new user would: auto-configuration, {@code spring.datasource.url} (no driver timeout such as pgjdbc's
+ * {@code socketTimeout}), HikariCP's defaults (30 s connection timeout), distlock's defaults. Every call must end by
+ * its bound: an acquisition by its wait + the call timeout (1 s), a release 1 s after the work ends. After the heal the
+ * application must lock again without a restart, and no key asked for during the silence may stay held (a grant that
+ * reached the database late is released in the background with its own token).
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -115,7 +115,8 @@ class JdbcSilentNetworkTests {
 			String now = database.equals("postgresql") ? "now()" : "UTC_TIMESTAMP(6)";
 			while (System.nanoTime() - healed < TimeUnit.SECONDS.toNanos(30)) {
 				held = jdbc.queryForList("SELECT CAST(lock_key AS CHAR(255)) FROM "
-						+ JdbcLockSchema.DEFAULT_TABLE_NAME + " WHERE lock_key LIKE ? AND lease_until > " + now, String.class, "%" + prefix + "%");
+						+ JdbcLockSchema.DEFAULT_TABLE_NAME + " WHERE lock_key LIKE ? AND lease_until > " + now,
+						String.class, "%" + prefix + "%");
 				if (held.isEmpty()) {
 					cleared = Duration.ofNanos(System.nanoTime() - healed);
 					break;
