@@ -10,6 +10,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -26,9 +27,12 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * hold the caller longer; a connection that arrives after the caller gave up goes straight back. Every read on the
  * connection is then bounded by the time left ({@link Connection#setNetworkTimeout}), unless the connection already
  * has a shorter bound of its own (pgjdbc's {@code socketTimeout}, for instance); the previous bound is restored when
- * the connection goes back. A read that runs into the bound fails with the driver's connection error (SQLState
+ * the connection goes back. While borrows the callers gave up on still wait for the pool (at most
+ * {@value #MAX_ABANDONED}), a new call fails at once rather than leave one more thread waiting. A read that runs into
+ * the bound fails with the driver's connection error (SQLState
  * {@code 08…}): pgjdbc and MariaDB Connector/J close such a connection, and HikariCP evicts it instead of pooling it
- * again. H2 has no network timeout: embedded, it has no network either.
+ * again. H2 has no network timeout: embedded, it has no network either, so its connections are borrowed on the
+ * caller's thread, without the hand-over.
  */
 final class BoundedConnections {
 
@@ -42,13 +46,21 @@ final class BoundedConnections {
 				return thread;
 			});
 
+	/** Borrows whose callers gave up that may still wait for the pool before new calls fail at once. */
+	static final int MAX_ABANDONED = 16;
+
 	private final DataSource dataSource;
 
 	private final long callTimeoutNanos;
 
-	BoundedConnections(DataSource dataSource, Duration callTimeout) {
+	private final AtomicInteger abandoned = new AtomicInteger();
+
+	private final boolean networked;
+
+	BoundedConnections(DataSource dataSource, Duration callTimeout, JdbcDialect dialect) {
 		this.dataSource = dataSource;
 		this.callTimeoutNanos = callTimeout.toNanos();
+		this.networked = dialect.networked();
 	}
 
 	/**
@@ -83,17 +95,32 @@ final class BoundedConnections {
 		if (left <= 0) {
 			throw new CannotGetJdbcConnectionException("No time left to borrow a connection for " + task);
 		}
+		if (!this.networked) {
+			try {
+				return this.dataSource.getConnection();
+			}
+			catch (SQLException ex) {
+				throw new CannotGetJdbcConnectionException("No connection for " + task + ": " + ex.getMessage(), ex);
+			}
+		}
+		if (this.abandoned.get() >= MAX_ABANDONED) {
+			throw new CannotGetJdbcConnectionException("No connection for " + task + ": " + MAX_ABANDONED
+					+ " earlier borrows are still waiting for the pool");
+		}
 		CompletableFuture<Connection> borrowed = new CompletableFuture<>();
 		BORROWERS.execute(() -> {
 			try {
 				Connection connection = this.dataSource.getConnection();
 				if (!borrowed.complete(connection)) {
 					// the caller gave up meanwhile
+					this.abandoned.decrementAndGet();
 					closeQuietly(connection);
 				}
 			}
 			catch (SQLException | RuntimeException ex) {
-				borrowed.completeExceptionally(ex);
+				if (!borrowed.completeExceptionally(ex)) {
+					this.abandoned.decrementAndGet();
+				}
 			}
 		});
 		try {
@@ -104,12 +131,13 @@ final class BoundedConnections {
 				Thread.currentThread().interrupt();
 			}
 			if (borrowed.completeExceptionally(ex)) {
+				this.abandoned.incrementAndGet();
 				throw new CannotGetJdbcConnectionException("No connection for " + task + " within its call "
 						+ "deadline (" + TimeUnit.NANOSECONDS.toMillis(left) + " ms); the pool or the network is "
 						+ "too slow", new SQLException(ex));
 			}
 			// it came at that very moment: the caller is out of time all the same
-			closeQuietly(borrowed.getNow(null));
+			closeQuietly(borrowed.isCompletedExceptionally() ? null : borrowed.getNow(null));
 			throw new CannotGetJdbcConnectionException("No connection for " + task + " within its call deadline");
 		}
 		catch (ExecutionException ex) {

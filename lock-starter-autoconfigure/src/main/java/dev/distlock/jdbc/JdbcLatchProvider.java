@@ -82,7 +82,7 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 		DataSource target = LockingDataSource.unwrap(dataSource);
 		JdbcDialect dialect = JdbcDialect.of(target, platform);
 		this.table = JdbcLockSchema.latchTableName(JdbcLockSchema.validateTableName(lockTableName));
-		this.connections = new BoundedConnections(target, callTimeout);
+		this.connections = new BoundedConnections(target, callTimeout, dialect);
 		this.failures = new SqlFailures(dialect);
 		switch (dialect.platform()) {
 			case "postgresql" -> {

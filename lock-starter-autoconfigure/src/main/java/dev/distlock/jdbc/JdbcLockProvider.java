@@ -102,7 +102,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		this.dialect = JdbcDialect.of(dataSource, builder.platform);
 		this.statements = LockStatements.load(this.dialect, this.tableName);
 		SqlFailures failures = new SqlFailures(this.dialect);
-		this.connections = new BoundedConnections(dataSource, builder.callTimeout);
+		this.connections = new BoundedConnections(dataSource, builder.callTimeout, this.dialect);
 		this.runner = new LockStatementRunner(this.connections, this.dialect, failures, this.tableName);
 		this.cleanup = new OwnerCleanup((target, owner) -> abandonOrThrow(target, owner, this.connections.deadline()),
 				this.tableName);

@@ -18,6 +18,7 @@ import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.local.LocalLockProvider;
+import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -66,7 +67,7 @@ class JdbcLockAutoConfigurationTests {
 	@Test
 	void callTimeoutBoundsTheProvidersCalls() {
 		AtomicBoolean slowPool = new AtomicBoolean();
-		this.contextRunner.withPropertyValues("distlock.call-timeout=300ms")
+		this.contextRunner.withPropertyValues("distlock.call-timeout=300ms", "distlock.jdbc.initialize-schema=always")
 			.withUserConfiguration(SlowPoolConfiguration.class)
 			.withBean(AtomicBoolean.class, () -> slowPool)
 			.run((context) -> {
@@ -387,12 +388,17 @@ class JdbcLockAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class SlowPoolConfiguration {
 
-		/** A pool that, once told to, takes 3 s to give a connection (as HikariCP validating a silent peer). */
+		/**
+		 * A PostgreSQL pool that, once told to, takes 3 s to give a connection (as HikariCP validating a silent peer);
+		 * H2 connections are borrowed on the caller's thread.
+		 */
 		@Bean
 		DataSource dataSource(AtomicBoolean slowPool) {
+			TestServers.JdbcServer postgres = TestServers.postgres();
 			return new DelegatingDataSource(DataSourceBuilder.create()
-				.url("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
-				.username("sa")
+				.url(postgres.url())
+				.username(postgres.username())
+				.password(postgres.password())
 				.build()) {
 
 				@Override
