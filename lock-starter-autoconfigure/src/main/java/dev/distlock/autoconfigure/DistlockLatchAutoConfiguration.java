@@ -134,9 +134,9 @@ public final class DistlockLatchAutoConfiguration {
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		JdbcLatchProvider jdbcLatchProvider(@DistlockDataSource ObjectProvider<DataSource> distlockDataSource,
-				ObjectProvider<DataSource> dataSource, JdbcLockProperties properties) {
+				ObjectProvider<DataSource> dataSource, JdbcLockProperties properties, LockTemplate lockTemplate) {
 			return new JdbcLatchProvider(distlockDataSource.getIfAvailable(dataSource::getObject),
-					properties.getTableName(), properties.getPlatform());
+					properties.getTableName(), properties.getPlatform(), lockTemplate.settings().callTimeout());
 		}
 
 	}

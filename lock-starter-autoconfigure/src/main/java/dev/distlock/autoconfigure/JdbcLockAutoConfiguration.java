@@ -32,7 +32,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class, DataSourceScriptDatabaseInitializer.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnLockProvider("jdbc")
-@EnableConfigurationProperties(JdbcLockProperties.class)
+@EnableConfigurationProperties({ JdbcLockProperties.class, DistlockProperties.class })
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class JdbcLockAutoConfiguration {
 
@@ -40,7 +40,7 @@ public final class JdbcLockAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JdbcLockProvider jdbcLockProvider(@DistlockDataSource ObjectProvider<DataSource> distlockDataSource,
-			ObjectProvider<DataSource> dataSource, JdbcLockProperties properties,
+			ObjectProvider<DataSource> dataSource, JdbcLockProperties properties, DistlockProperties distlock,
 			ObjectProvider<JdbcLockProviderBuilderCustomizer> customizers) {
 		DataSource lockDataSource = distlockDataSource.getIfAvailable(dataSource::getObject);
 		JdbcLockProviderBuilder builder = JdbcLockProvider.builder(lockDataSource)
@@ -50,7 +50,8 @@ public final class JdbcLockAutoConfiguration {
 			.notifications(properties.isNotifications())
 			.cleanupInterval(properties.getCleanupInterval())
 			.cleanupBatchSize(properties.getCleanupBatchSize())
-			.minLockWait(properties.getMinLockWait());
+			.minLockWait(properties.getMinLockWait())
+			.callTimeout(distlock.getCallTimeout());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
 	}

@@ -20,9 +20,10 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 /**
  * One acquisition's attempts, as the core's wait loop drives them while
  * {@link JdbcLockProvider#acquire(LockAttempt, LockWaiter)} runs: each bounded by the acquisition's
- * {@link LockWaitBudget}, each outcome read (granted, busy, contention counted as busy, a broken connection cleaned
- * up by owner), and what they may have left in the database remembered, so that the cleanup after a failed
- * acquisition runs only where there is something to clean.
+ * {@link LockWaitBudget} and every call by the attempt's {@linkplain LockAttempt#deadlineNanos() call deadline}, each
+ * outcome read (granted, busy, contention counted as busy, a broken connection cleaned up by owner while the call
+ * deadline allows, else left to the background cleanup), and what they may have left in the database remembered, so
+ * that the cleanup after a failed acquisition runs only where there is something to clean.
  */
 final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 
@@ -48,7 +49,9 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 
 	/**
 	 * What a failed attempt means: busy when the database rolled it back because another attempt won; busy as well
-	 * when its connection broke and the cleanup by owner token succeeded, since nothing is held then; else the error.
+	 * when its connection broke and the cleanup by owner token succeeded by the call deadline, since nothing is held
+	 * then; else the error, and the outcome stays unknown for {@link JdbcLockProvider#abandon} to clear up in the
+	 * background (a statement that got no answer may still reach the database and grant the lock).
 	 * @param attempt the attempt
 	 * @param target its lock
 	 * @param ex the translated error
@@ -66,13 +69,13 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 		if (!SqlFailures.isBrokenConnection(ex)) {
 			throw ex;
 		}
-		try {
-			this.provider.abandonOrThrow(target, attempt.owner());
-		}
-		catch (CannotGetJdbcConnectionException cleanup) {
-			// the database is gone: the rows, if any, expire with their lease; asking again would wait again
-			ex.addSuppressed(cleanup);
+		if (attempt.deadlineNanos() - System.nanoTime() <= 0) {
+			// no answer by the call deadline (a silent network): the caller must not wait for a cleanup too
+			this.unresolved = true;
 			throw ex;
+		}
+		try {
+			this.provider.abandonOrThrow(target, attempt.owner(), attempt.deadlineNanos());
 		}
 		catch (DataAccessException cleanup) {
 			this.unresolved = true;
@@ -134,7 +137,8 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 		parameters.put("leave", leaving ? 1 : 0);
 		OperationResult result;
 		try {
-			result = this.provider.run(LockTarget.acquireOperation(attempt.type()), parameters, this.budget);
+			result = this.provider.run(LockTarget.acquireOperation(attempt.type()), parameters, this.budget,
+					attempt.deadlineNanos());
 			this.reachedDatabase = true;
 		}
 		catch (CannotGetJdbcConnectionException ex) {
@@ -165,7 +169,7 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
 			throws Exception {
 		ReleaseSubscription subscription = this.provider.notifications()
-			.subscribe(this.provider.target(attempt), waitLeft, listener, this.budget);
+			.subscribe(this.provider.target(attempt), waitLeft, listener, this.budget, attempt.deadlineNanos());
 		if (subscription instanceof WaiterRegistration waiter) {
 			this.registration = waiter;
 		}

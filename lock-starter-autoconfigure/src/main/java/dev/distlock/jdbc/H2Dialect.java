@@ -7,12 +7,18 @@ import java.sql.Statement;
 
 /**
  * H2 2.x: an attempt's lock waits are bounded by the session's {@code LOCK_TIMEOUT}, set for the attempt and
- * restored after it, since H2 has no per-statement or per-transaction form.
+ * restored after it, since H2 has no per-statement or per-transaction form. Connections are borrowed on the caller's
+ * thread: H2 ignores network timeouts, and an embedded database has no network to go silent.
  */
 final class H2Dialect extends JdbcDialect {
 
 	H2Dialect() {
 		super("h2", "H2");
+	}
+
+	@Override
+	boolean networked() {
+		return false;
 	}
 
 	@Override

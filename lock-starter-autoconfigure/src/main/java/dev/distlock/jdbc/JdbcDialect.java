@@ -81,6 +81,15 @@ abstract class JdbcDialect {
 	}
 
 	/**
+	 * Whether calls reach the database over a network that can go silent, so that borrowing a connection and every
+	 * read on it are bounded by the call's deadline ({@link BoundedConnections}).
+	 * @return {@code false} for H2, which ignores network timeouts and mostly runs in the application's process
+	 */
+	boolean networked() {
+		return true;
+	}
+
+	/**
 	 * Adapts the rendered statements of {@link #scripts()} to this database.
 	 * @param statements the statements, table name in place
 	 * @param tableName the table name

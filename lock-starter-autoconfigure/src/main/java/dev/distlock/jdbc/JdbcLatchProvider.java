@@ -1,8 +1,10 @@
 package dev.distlock.jdbc;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -15,7 +17,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * Countdown latches in a table beside the lock table ({@code <table>_latch}, created by the same schema scripts),
@@ -25,6 +26,11 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
  * set, and never counted. On PostgreSQL the deletion at zero sends {@code pg_notify} on the latch table's channel,
  * which a listening connection of this provider (outside the pool) hands to the waiters; on other databases waiters
  * poll with capped backoff.
+ * <p>
+ * Like locks, latches use connections of their own, borrowed straight from the pool and committed before each call
+ * returns: a latch call inside the caller's {@code @Transactional} method does not join its transaction (a count-down
+ * is visible at once and survives a rollback, a count is read fresh under REPEATABLE READ, and a failed insert does
+ * not abort the caller's transaction on PostgreSQL). Every call ends by the call timeout, a silent network included.
  *
  * @since 0.2.0
  */
@@ -32,7 +38,9 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLatchProvider.class);
 
-	private final NamedParameterJdbcTemplate jdbc;
+	private final BoundedConnections connections;
+
+	private final SqlFailures failures;
 
 	private final String table;
 
@@ -47,7 +55,8 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 	private volatile boolean tableFound;
 
 	/**
-	 * Creates a provider on the latch table of a lock table.
+	 * Creates a provider on the latch table of a lock table, with calls bounded by
+	 * {@link JdbcLockProviderBuilder#DEFAULT_CALL_TIMEOUT}.
 	 * @param dataSource the database
 	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name}); latches use it with {@code _latch}
 	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}, or {@code null} to detect it
@@ -55,22 +64,38 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 	 * use with a {@link LockConfigurationException} until it exists)
 	 */
 	public JdbcLatchProvider(DataSource dataSource, String lockTableName, @Nullable String platform) {
+		this(dataSource, lockTableName, platform, JdbcLockProviderBuilder.DEFAULT_CALL_TIMEOUT);
+	}
+
+	/**
+	 * Creates a provider on the latch table of a lock table.
+	 * @param dataSource the database
+	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name}); latches use it with {@code _latch}
+	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}, or {@code null} to detect it
+	 * @param callTimeout the longest time one call may take ({@code distlock.call-timeout})
+	 * @throws LockConfigurationException if the database is not supported (a missing table is logged, and fails each
+	 * use with a {@link LockConfigurationException} until it exists)
+	 * @since 0.3.0
+	 */
+	public JdbcLatchProvider(DataSource dataSource, String lockTableName, @Nullable String platform,
+			Duration callTimeout) {
 		DataSource target = LockingDataSource.unwrap(dataSource);
 		JdbcDialect dialect = JdbcDialect.of(target, platform);
 		this.table = JdbcLockSchema.latchTableName(JdbcLockSchema.validateTableName(lockTableName));
-		this.jdbc = new NamedParameterJdbcTemplate(target);
+		this.connections = new BoundedConnections(target, callTimeout, dialect);
+		this.failures = new SqlFailures(dialect);
 		switch (dialect.platform()) {
 			case "postgresql" -> {
 				this.now = "now()";
-				this.later = "now() + :expiry * INTERVAL '1 microsecond'";
+				this.later = "now() + ? * INTERVAL '1 microsecond'";
 			}
 			case "h2" -> {
 				this.now = "CURRENT_TIMESTAMP";
-				this.later = "DATEADD(MICROSECOND, CAST(:expiry AS BIGINT), CURRENT_TIMESTAMP)";
+				this.later = "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
 			}
 			default -> {
 				this.now = "UTC_TIMESTAMP(6)";
-				this.later = "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL :expiry MICROSECOND)";
+				this.later = "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? MICROSECOND)";
 			}
 		}
 		this.schemaPath = JdbcLockSchema.schemaPath(dialect);
@@ -81,8 +106,8 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 			// an application that never uses latches must still start with a lock table created before they existed
 			logger.warn(ex.getMessage() + "; latches fail until it exists");
 		}
-		this.notifier = dialect.notifies() ? new PostgresNotifier(
-				LockingDataSource.listenerConnections(target, null), StoredKeys.channel(this.table)) : null;
+		this.notifier = dialect.notifies() ? new PostgresNotifier(LockingDataSource.listenerConnections(target, null),
+				StoredKeys.channel(this.table), callTimeout) : null;
 	}
 
 	/** Checks the table until it was found once: a table created after startup is picked up. */
@@ -91,8 +116,10 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 			return;
 		}
 		try {
-			this.jdbc.queryForList("SELECT latch_name, latch_count, expires_at FROM " + this.table + " WHERE 1 = 0",
-					Map.of());
+			call("check", (connection) -> {
+				update(connection, "SELECT latch_name, latch_count, expires_at FROM " + this.table + " WHERE 1 = 0");
+				return null;
+			});
 			this.tableFound = true;
 		}
 		catch (DataAccessException ex) {
@@ -111,12 +138,14 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 	@Override
 	public boolean trySetCount(String latch, long count, Duration expiry) {
 		checkTable();
-		this.jdbc.update("DELETE FROM " + this.table + " WHERE expires_at <= " + this.now, Map.of());
+		String name = StoredKeys.storedKey(latch);
 		try {
-			this.jdbc.update("INSERT INTO " + this.table + " (latch_name, latch_count, expires_at) VALUES (:name, "
-					+ ":count, " + this.later + ")", Map.of("name", StoredKeys.storedKey(latch), "count", count,
-							"expiry", Math.max(1, expiry.toNanos() / 1000)));
-			return true;
+			return call("trySetCount", (connection) -> {
+				update(connection, "DELETE FROM " + this.table + " WHERE expires_at <= " + this.now);
+				update(connection, "INSERT INTO " + this.table + " (latch_name, latch_count, expires_at) VALUES (?, ?, "
+						+ this.later + ")", name, count, Math.max(1, expiry.toNanos() / 1000));
+				return true;
+			});
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
@@ -126,29 +155,82 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 	@Override
 	public void countDown(String latch) {
 		checkTable();
-		Map<String, Object> name = Map.of("name", StoredKeys.storedKey(latch));
-		this.jdbc.update("UPDATE " + this.table + " SET latch_count = latch_count - 1 WHERE latch_name = :name "
-				+ "AND latch_count > 0 AND expires_at > " + this.now, name);
-		int deleted = this.jdbc.update("DELETE FROM " + this.table + " WHERE latch_name = :name AND latch_count <= 0",
-				name);
-		if (deleted > 0 && this.notifier != null) {
-			this.jdbc.queryForList("SELECT pg_notify(:channel, :name)",
-					Map.of("channel", this.notifier.channel(), "name", StoredKeys.storedKey(latch)));
-		}
+		String name = StoredKeys.storedKey(latch);
+		call("countDown", (connection) -> {
+			update(connection, "UPDATE " + this.table + " SET latch_count = latch_count - 1 WHERE latch_name = ? "
+					+ "AND latch_count > 0 AND expires_at > " + this.now, name);
+			int deleted = update(connection,
+					"DELETE FROM " + this.table + " WHERE latch_name = ? AND latch_count <= 0", name);
+			if (deleted > 0 && this.notifier != null) {
+				update(connection, "SELECT pg_notify(?, ?)", this.notifier.channel(), name);
+			}
+			return null;
+		});
 	}
 
 	@Override
 	public long count(String latch) {
 		checkTable();
-		List<Long> counts = this.jdbc.queryForList("SELECT latch_count FROM " + this.table + " WHERE latch_name = "
-				+ ":name AND expires_at > " + this.now, Map.of("name", StoredKeys.storedKey(latch)), Long.class);
-		return counts.isEmpty() ? 0 : Math.max(0, counts.get(0));
+		String name = StoredKeys.storedKey(latch);
+		Long count = call("count", (connection) -> {
+			try (PreparedStatement select = prepare(connection, "SELECT latch_count FROM " + this.table
+					+ " WHERE latch_name = ? AND expires_at > " + this.now, name);
+					ResultSet result = select.executeQuery()) {
+				return result.next() ? result.getLong(1) : 0L;
+			}
+		});
+		return Math.max(0, (count != null) ? count : 0);
 	}
 
 	@Override
 	public ReleaseSubscription subscribe(String latch, Runnable listener) throws InterruptedException {
-		return (this.notifier != null) ? this.notifier.subscribe(StoredKeys.storedKey(latch), listener)
+		return (this.notifier != null)
+				? this.notifier.subscribe(StoredKeys.storedKey(latch), listener, this.connections.deadline())
 				: ReleaseSubscription.NONE;
+	}
+
+	/** One call on a connection of its own, in autocommit, by the call timeout. */
+	private <T> T call(String operation, ConnectionWork<T> work) {
+		String task = "distlock latch " + operation + " on " + this.table;
+		try (BoundedConnections.Bounded bounded = this.connections.open(this.connections.deadline(), task)) {
+			Connection connection = bounded.connection();
+			if (!connection.getAutoCommit()) {
+				connection.setAutoCommit(true);
+			}
+			return work.run(connection);
+		}
+		catch (SQLException ex) {
+			throw this.failures.translate(task, ex);
+		}
+	}
+
+	/** Work on a latch call's connection. */
+	@FunctionalInterface
+	private interface ConnectionWork<T> {
+
+		T run(Connection connection) throws SQLException;
+
+	}
+
+	private static PreparedStatement prepare(Connection connection, String sql, Object... values)
+			throws SQLException {
+		PreparedStatement prepared = connection.prepareStatement(sql);
+		try {
+			for (int i = 0; i < values.length; i++) {
+				prepared.setObject(i + 1, values[i]);
+			}
+			return prepared;
+		}
+		catch (SQLException ex) {
+			prepared.close();
+			throw ex;
+		}
+	}
+
+	private static int update(Connection connection, String sql, Object... values) throws SQLException {
+		try (PreparedStatement prepared = prepare(connection, sql, values)) {
+			return prepared.execute() ? 0 : prepared.getUpdateCount();
+		}
 	}
 
 	@Override

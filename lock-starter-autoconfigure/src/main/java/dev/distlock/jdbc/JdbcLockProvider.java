@@ -49,6 +49,13 @@ import org.springframework.dao.DataAccessException;
  * PostgreSQL a release notifies ({@code pg_notify}) when waiters registered for it ({@link WaiterRegistration}) and
  * commits without waiting for its WAL flush; elsewhere waiters poll. Errors are Spring's
  * {@link DataAccessException}s.
+ * <p>
+ * <b>Bounded calls.</b> Every call ends by its deadline whatever the pool and the driver are set to, a silent network
+ * included: an acquisition's calls by its wait's deadline plus the
+ * {@linkplain JdbcLockProviderBuilder#callTimeout(Duration) call timeout}, every other call (release, renewal,
+ * health check, sweep, notifications) by the call timeout ({@link BoundedConnections}). A release or an acquisition
+ * whose outcome is unknown is released with its owner token in the background as soon as the database answers again
+ * ({@link OwnerCleanup}), so a grant that arrives late does not stay held until its lease ends.
  *
  * @since 0.1.0
  */
@@ -78,7 +85,13 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	private final LockTableSweeper sweeper;
 
+	private final BoundedConnections connections;
+
+	private final OwnerCleanup cleanup;
+
 	private final LongAdder contended = new LongAdder();
+
+	private final LongAdder failedReleases = new LongAdder();
 
 	/** Attempts known to hold nothing, whose {@link #abandon} is a no-op; weak, in case the core never abandons. */
 	private final Set<LockAttempt> settled = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
@@ -89,15 +102,19 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		this.dialect = JdbcDialect.of(dataSource, builder.platform);
 		this.statements = LockStatements.load(this.dialect, this.tableName);
 		SqlFailures failures = new SqlFailures(this.dialect);
-		this.runner = new LockStatementRunner(dataSource, this.dialect, failures, this.tableName);
+		this.connections = new BoundedConnections(dataSource, builder.callTimeout, this.dialect);
+		this.runner = new LockStatementRunner(this.connections, this.dialect, failures, this.tableName);
+		this.cleanup = new OwnerCleanup((target, owner) -> abandonOrThrow(target, owner, this.connections.deadline()),
+				this.tableName);
 		this.fairWaiterTimeoutMicros = LockTarget.micros(builder.fairWaiterTimeout);
 		this.minLockWait = builder.minLockWait;
 		this.clock = builder.clock;
 		this.notifications = new ReleaseNotifications(this, this.dialect, this.tableName,
 				(this.dialect.notifies() && builder.notifications)
-						? LockingDataSource.listenerConnections(dataSource, builder.listenerDataSource) : null);
-		this.renewals = new RenewalBatch(dataSource, this.statements, failures, this.tableName);
-		this.sweeper = new LockTableSweeper(dataSource, this.statements, failures, this.tableName,
+						? LockingDataSource.listenerConnections(dataSource, builder.listenerDataSource) : null,
+				builder.callTimeout);
+		this.renewals = new RenewalBatch(this.connections, this.statements, failures, this.tableName);
+		this.sweeper = new LockTableSweeper(this.connections, this.statements, failures, this.tableName,
 				builder.cleanupInterval, builder.cleanupBatchSize);
 		if (builder.checkTable) {
 			JdbcLockSchema.check(this.runner, this.statements, this.dialect, this.tableName);
@@ -172,10 +189,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return new LockWaitBudget(System.nanoTime(), this.minLockWait);
 	}
 
-	OperationResult run(String operation, Map<String, Object> parameters, LockWaitBudget budget) {
+	OperationResult run(String operation, Map<String, Object> parameters, LockWaitBudget budget, long deadlineNanos) {
 		parameters.put("wait", this.fairWaiterTimeoutMicros);
 		parameters.put("lockTimeout", String.valueOf(budget.remainingMillis()));
-		return this.runner.run(this.statements.get(operation), parameters, budget);
+		return this.runner.run(this.statements.get(operation), parameters, budget, deadlineNanos);
 	}
 
 	/** Marks an attempt as holding nothing, so that {@link #abandon} has nothing to do. */
@@ -224,69 +241,107 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
 			throws Exception {
-		return this.notifications.subscribe(target(attempt), waitLeft, listener, minimumBudget());
+		return this.notifications.subscribe(target(attempt), waitLeft, listener, minimumBudget(),
+				attempt.deadlineNanos());
 	}
 
 	ReleaseNotifications notifications() {
 		return this.notifications;
 	}
 
+	/** Renews by the call timeout: a renewal that gets no answer fails then, and the core retries it. */
 	@Override
 	public boolean renew(JdbcHeldLock held, Duration lease) {
+		return renew(held, lease, this.connections.deadline());
+	}
+
+	private boolean renew(JdbcHeldLock held, Duration lease, long deadlineNanos) {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
 		parameters.put("lease", LockTarget.micros(lease));
-		return this.runner.runIdempotent(this.statements.get("renew"), parameters, null).updateCount() > 0;
+		return this.runner.runIdempotent(this.statements.get("renew"), parameters, null, deadlineNanos)
+			.updateCount() > 0;
 	}
 
-	/** Renews the leases in one JDBC batch on one connection, which the driver sends in one round trip. */
+	/**
+	 * Renews the leases in one JDBC batch on one connection, which the driver sends in one round trip; a lease whose
+	 * statement the database refuses fails alone (see {@link RenewalBatch}).
+	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<JdbcHeldLock> locks, Duration lease) {
-		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
-		try {
-			boolean[] renewed = this.renewals.renew(locks, lease, this::renew);
-			for (int i = 0; i < outcomes.length; i++) {
-				outcomes[i] = RenewalOutcome.of(renewed[i]);
-			}
-		}
-		catch (RuntimeException ex) {
-			java.util.Arrays.fill(outcomes, RenewalOutcome.failed(ex));
-		}
-		return outcomes;
+		return this.renewals.renew(locks, lease, this::renew);
 	}
 
+	/**
+	 * Releases by the call timeout. A release that fails or gets no answer is counted ({@link #failedReleases()}) and
+	 * thrown, and its lock is released with its owner token in the background once the database answers; until then
+	 * it frees itself when its lease ends.
+	 */
 	@Override
 	public void release(JdbcHeldLock held) {
 		Map<String, Object> parameters = held.target().parameters(held.owner());
 		parameters.put("slot", held.slot());
-		this.runner.runIdempotent(this.statements.get((held.slot() == 0) ? "release" : "release-member"), parameters,
-				null);
+		try {
+			this.runner.runIdempotent(this.statements.get((held.slot() == 0) ? "release" : "release-member"),
+					parameters, null, this.connections.deadline());
+		}
+		catch (DataAccessException ex) {
+			this.failedReleases.increment();
+			this.cleanup.add(held.target(), held.owner());
+			throw ex;
+		}
+	}
+
+	/**
+	 * Releases that failed or got no answer so far, for a meter; their locks are released in the background once
+	 * the database answers, or free themselves when their leases end.
+	 * @return the number of failed releases
+	 */
+	public long failedReleases() {
+		return this.failedReleases.sum();
 	}
 
 	/**
 	 * Cleans up after an attempt the core gave up on, unless this provider knows it holds nothing: a busy outcome
 	 * holds nothing except a FAIR ticket, and an attempt that never reached the database (no connection to be had)
-	 * left nothing there; trying to clean it up would wait for the pool a second time.
+	 * left nothing there; trying to clean it up would wait for the pool a second time. A cleanup that fails is
+	 * retried in the background until the database answers ({@link OwnerCleanup}): the attempt's statement may reach
+	 * the database after its caller gave up, when the network heals, and grant the lock to nobody.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
 		if (this.settled.remove(attempt)) {
 			return;
 		}
+		LockTarget target = target(attempt);
+		// by the acquisition's call deadline when the core cleans up on the caller's thread (a FAIR ticket after the
+		// wait ran out); past it (in the background, after a call without an answer) by the call timeout
+		long deadline = (attempt.deadlineNanos() - System.nanoTime() > 0) ? attempt.deadlineNanos()
+				: this.connections.deadline();
 		try {
-			abandonOrThrow(target(attempt), attempt.owner());
+			abandonOrThrow(target, attempt.owner(), deadline);
 		}
 		catch (DataAccessException ex) {
-			logger.debug("Could not clean up after " + attempt + "; its rows expire with their lease", ex);
+			logger.debug("Could not clean up after " + attempt + " yet; retrying in the background", ex);
+			this.cleanup.add(target, attempt.owner());
 		}
 	}
 
-	void abandonOrThrow(LockTarget target, String owner) {
+	void abandonOrThrow(LockTarget target, String owner, long deadlineNanos) {
 		// part of a failed acquisition: a stalled transaction on the lock's rows must not hold it up either
-		this.runner.runIdempotent(this.statements.get("abandon"), target.parameters(owner), minimumBudget());
+		this.runner.runIdempotent(this.statements.get("abandon"), target.parameters(owner), minimumBudget(),
+				deadlineNanos);
 	}
 
-	/** Checks that the database answers with one query that writes nothing: the database time. */
+	/**
+	 * Cleanups of unknown outcomes (late grants, releases without an answer) still waiting for the database.
+	 * @return the number waiting
+	 */
+	int pendingCleanups() {
+		return this.cleanup.pending();
+	}
+
+	/** Checks that the database answers with one query that writes nothing (the database time), by the call timeout. */
 	@Override
 	public void checkHealth(LockAttempt probe) {
 		this.runner.query(this.statements.get("now").statements().get(0), (result) -> null);
@@ -294,6 +349,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	@Override
 	public void close() {
+		this.cleanup.close();
 		this.sweeper.close();
 		this.notifications.close();
 	}

@@ -27,6 +27,9 @@ public final class JdbcLockProviderBuilder {
 	/** Default number of rows one sweep transaction deletes at most. */
 	public static final int DEFAULT_CLEANUP_BATCH_SIZE = 500;
 
+	/** Default longest time a call other than an acquisition may take, and an acquisition beyond its wait. */
+	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
+
 	/** Default shortest time a statement of an acquire attempt may wait for a row lock. */
 	public static final Duration DEFAULT_MIN_LOCK_WAIT = Duration.ofMillis(200);
 
@@ -39,6 +42,8 @@ public final class JdbcLockProviderBuilder {
 	Duration fairWaiterTimeout = DEFAULT_FAIR_WAITER_TIMEOUT;
 
 	Duration minLockWait = DEFAULT_MIN_LOCK_WAIT;
+
+	Duration callTimeout = DEFAULT_CALL_TIMEOUT;
 
 	Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
 
@@ -98,6 +103,20 @@ public final class JdbcLockProviderBuilder {
 	 */
 	public JdbcLockProviderBuilder minLockWait(Duration minLockWait) {
 		this.minLockWait = minLockWait;
+		return this;
+	}
+
+	/**
+	 * The longest time one call may take (default 1 second, {@code distlock.call-timeout}): a release, a renewal, a
+	 * health check, a sweep batch; an acquisition's calls end by its wait's deadline plus this. It bounds borrowing
+	 * the connection (whatever the pool's own timeout) and every read on it
+	 * ({@link java.sql.Connection#setNetworkTimeout}), so a call on a network gone silent fails then instead of
+	 * hanging; a shorter timeout of the driver's own (pgjdbc's {@code socketTimeout}) still applies.
+	 * @param callTimeout the call timeout, positive
+	 * @return this builder
+	 */
+	public JdbcLockProviderBuilder callTimeout(Duration callTimeout) {
+		this.callTimeout = callTimeout;
 		return this;
 	}
 
@@ -176,6 +195,7 @@ public final class JdbcLockProviderBuilder {
 	public JdbcLockProvider build() {
 		positive(this.fairWaiterTimeout, "fairWaiterTimeout");
 		positive(this.minLockWait, "minLockWait");
+		positive(this.callTimeout, "callTimeout");
 		if (Objects.requireNonNull(this.cleanupInterval, "cleanupInterval").isNegative()) {
 			throw new LockConfigurationException("cleanupInterval must not be negative, was " + this.cleanupInterval);
 		}

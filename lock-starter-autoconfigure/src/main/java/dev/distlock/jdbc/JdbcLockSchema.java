@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,6 +33,9 @@ public final class JdbcLockSchema {
 
 	/** The table name in the scripts and the default of {@code distlock.jdbc.table-name}. */
 	public static final String DEFAULT_TABLE_NAME = "distlock_lock";
+
+	/** How long the check at startup waits for the database. */
+	private static final Duration STARTUP_CHECK_TIMEOUT = Duration.ofSeconds(30);
 
 	/** Suffix of the table's fencing sequence. */
 	private static final String SEQUENCE_SUFFIX = "_fence";
@@ -137,9 +141,11 @@ public final class JdbcLockSchema {
 	 * @throws LockConfigurationException if not, saying how to create or upgrade them
 	 */
 	static void check(LockStatementRunner runner, LockStatements statements, JdbcDialect dialect, String tableName) {
+		// at startup the pool may still be opening its first connection: as long as HikariCP's default timeout
+		long deadline = System.nanoTime() + STARTUP_CHECK_TIMEOUT.toNanos();
 		try {
 			for (LockStatements.Statement check : statements.get("check").statements()) {
-				runner.query(check, (result) -> null);
+				runner.query(check, (result) -> null, deadline);
 			}
 		}
 		catch (DataAccessException ex) {

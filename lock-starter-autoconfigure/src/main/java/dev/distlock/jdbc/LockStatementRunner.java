@@ -7,8 +7,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
-import javax.sql.DataSource;
-
 import dev.distlock.jdbc.LockStatements.Operation;
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
@@ -22,7 +20,8 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * Runs the JDBC backend's operations, each on a connection of its own borrowed straight from the data source (never
  * joining the caller's transaction): in one round trip where the dialect batches, else in one statement in
  * autocommit or one short transaction. Every value is bound; an attempt's statements are bounded by its
- * {@link LockWaitBudget}. Errors come out translated into Spring's {@link DataAccessException} tree.
+ * {@link LockWaitBudget}, and every call, from borrowing its connection to its last reply, by its deadline
+ * ({@link BoundedConnections}). Errors come out translated into Spring's {@link DataAccessException} tree.
  */
 final class LockStatementRunner {
 
@@ -31,7 +30,7 @@ final class LockStatementRunner {
 	/** Connections an idempotent operation tries when they turn out to be dead. */
 	private static final int CONNECTION_ATTEMPTS = 3;
 
-	private final DataSource dataSource;
+	private final BoundedConnections connections;
 
 	private final JdbcDialect dialect;
 
@@ -39,8 +38,8 @@ final class LockStatementRunner {
 
 	private final String tableName;
 
-	LockStatementRunner(DataSource dataSource, JdbcDialect dialect, SqlFailures failures, String tableName) {
-		this.dataSource = dataSource;
+	LockStatementRunner(BoundedConnections connections, JdbcDialect dialect, SqlFailures failures, String tableName) {
+		this.connections = connections;
 		this.dialect = dialect;
 		this.failures = failures;
 		this.tableName = tableName;
@@ -51,13 +50,15 @@ final class LockStatementRunner {
 	 * @param operation the operation
 	 * @param parameters its values by name
 	 * @param budget how long its statements may wait for row locks, or {@code null} for no bound
+	 * @param deadlineNanos when the call must have returned
 	 * @return the outcome
-	 * @throws CannotGetJdbcConnectionException if the pool gave no connection: nothing was sent
-	 * @throws DataAccessException if the database failed
+	 * @throws CannotGetJdbcConnectionException if the pool gave no connection by the deadline: nothing was sent
+	 * @throws DataAccessException if the database failed, or did not answer by the deadline (a broken connection)
 	 */
-	OperationResult run(Operation operation, Map<String, Object> parameters, @Nullable LockWaitBudget budget) {
-		try (Connection connection = connection(operation)) {
-			return run(connection, operation, parameters, budget);
+	OperationResult run(Operation operation, Map<String, Object> parameters, @Nullable LockWaitBudget budget,
+			long deadlineNanos) {
+		try (BoundedConnections.Bounded connection = this.connections.open(deadlineNanos, task(operation))) {
+			return run(connection, operation, parameters, budget, deadlineNanos);
 		}
 		catch (SQLException ex) {
 			throw this.failures.translate(task(operation), ex);
@@ -66,26 +67,28 @@ final class LockStatementRunner {
 
 	/**
 	 * Runs an idempotent operation, on another connection when its connection turns out to be dead (a pool may hand
-	 * out connections whose session was killed), on at most {@value #CONNECTION_ATTEMPTS}. A pool that has no
-	 * connection to give is not asked again: that would wait for its timeout once more.
+	 * out connections whose session was killed), on at most {@value #CONNECTION_ATTEMPTS}, all within one deadline.
+	 * A pool that has no connection to give is not asked again: that would wait for its timeout once more.
 	 * @param operation the operation
 	 * @param parameters its values by name
 	 * @param budget how long its statements may wait for row locks, or {@code null} for no bound
+	 * @param deadlineNanos when the call, retries included, must have returned
 	 * @return the outcome
 	 * @throws CannotGetJdbcConnectionException if the pool gave no connection
-	 * @throws DataAccessException if the database failed
+	 * @throws DataAccessException if the database failed or did not answer by the deadline
 	 */
 	OperationResult runIdempotent(Operation operation, Map<String, Object> parameters,
-			@Nullable LockWaitBudget budget) {
+			@Nullable LockWaitBudget budget, long deadlineNanos) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return run(operation, parameters, budget);
+				return run(operation, parameters, budget, deadlineNanos);
 			}
 			catch (CannotGetJdbcConnectionException ex) {
 				throw ex;
 			}
 			catch (DataAccessException ex) {
-				if (attempt >= CONNECTION_ATTEMPTS || !SqlFailures.isBrokenConnection(ex)) {
+				if (attempt >= CONNECTION_ATTEMPTS || !SqlFailures.isBrokenConnection(ex)
+						|| deadlineNanos - System.nanoTime() <= 0) {
 					throw ex;
 				}
 				logger.debug("Retrying " + operation.name() + " on another connection", ex);
@@ -94,21 +97,35 @@ final class LockStatementRunner {
 	}
 
 	/**
-	 * Runs a query without parameters, for checks and the clock.
+	 * Runs a query without parameters, for checks and the clock, by the call timeout.
 	 * @param statement the query
 	 * @param reader reads the result
 	 * @param <T> what the result gives
 	 * @return what the reader returned
-	 * @throws DataAccessException if the database failed
+	 * @throws DataAccessException if the database failed or did not answer in time
 	 */
 	<T> @Nullable T query(Statement statement, ResultReader<T> reader) {
-		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement prepared = connection.prepareStatement(statement.sql());
+		return query(statement, reader, this.connections.deadline());
+	}
+
+	/**
+	 * Runs a query without parameters by a deadline.
+	 * @param statement the query
+	 * @param reader reads the result
+	 * @param deadlineNanos when the query must have returned
+	 * @param <T> what the result gives
+	 * @return what the reader returned
+	 * @throws DataAccessException if the database failed or did not answer in time
+	 */
+	<T> @Nullable T query(Statement statement, ResultReader<T> reader, long deadlineNanos) {
+		String task = "distlock query on " + this.tableName;
+		try (BoundedConnections.Bounded connection = this.connections.open(deadlineNanos, task);
+				PreparedStatement prepared = connection.connection().prepareStatement(statement.sql());
 				ResultSet result = prepared.executeQuery()) {
 			return reader.read(result);
 		}
 		catch (SQLException ex) {
-			throw this.failures.translate("distlock query on " + this.tableName, ex);
+			throw this.failures.translate(task, ex);
 		}
 	}
 
@@ -120,32 +137,29 @@ final class LockStatementRunner {
 
 	}
 
-	private Connection connection(Operation operation) {
-		try {
-			return this.dataSource.getConnection();
-		}
-		catch (SQLException ex) {
-			throw new CannotGetJdbcConnectionException("No connection for " + task(operation) + ": " + ex.getMessage(),
-					ex);
-		}
-	}
-
 	private String task(Operation operation) {
 		return "distlock " + operation.name() + " on " + this.tableName;
 	}
 
-	private OperationResult run(Connection connection, Operation operation, Map<String, Object> parameters,
-			@Nullable LockWaitBudget budget) throws SQLException {
+	private OperationResult run(BoundedConnections.Bounded bounded, Operation operation,
+			Map<String, Object> parameters, @Nullable LockWaitBudget budget, long deadlineNanos) throws SQLException {
+		Connection connection = bounded.connection();
+		Statements statements = new Statements(bounded, parameters, budget, deadlineNanos);
 		long previous = (budget != null) ? this.dialect.beginBounded(connection, budget.remainingMillis()) : -1;
 		try {
-			List<Statement> statements = operation.statements();
-			if (this.dialect.batched() || statements.size() == 1) {
-				Statement statement = this.dialect.batched() ? operation.joined() : statements.get(0);
-				return inAutoCommit(connection, () -> operation.generatedKey()
-						? runForKey(connection, statement, parameters, budget)
-						: runOne(connection, statement, parameters, budget));
+			List<Statement> sequence = operation.statements();
+			if (this.dialect.batched() || sequence.size() == 1) {
+				Statement statement = this.dialect.batched() ? operation.joined() : sequence.get(0);
+				return inAutoCommit(connection, () -> operation.generatedKey() ? statements.runForKey(statement)
+						: statements.runOne(statement));
 			}
-			return inTransaction(connection, statements, parameters, budget);
+			return transaction(connection, () -> {
+				OperationResult result = OperationResult.NONE;
+				for (Statement statement : sequence) {
+					result = statements.runOne(statement);
+				}
+				return result;
+			});
 		}
 		finally {
 			this.dialect.endBounded(connection, previous);
@@ -174,17 +188,6 @@ final class LockStatementRunner {
 
 		T run() throws SQLException;
 
-	}
-
-	private OperationResult inTransaction(Connection connection, List<Statement> statements,
-			Map<String, Object> parameters, @Nullable LockWaitBudget budget) throws SQLException {
-		return transaction(connection, () -> {
-			OperationResult result = OperationResult.NONE;
-			for (Statement statement : statements) {
-				result = runOne(connection, statement, parameters, budget);
-			}
-			return result;
-		});
 	}
 
 	/**
@@ -222,60 +225,81 @@ final class LockStatementRunner {
 		}
 	}
 
-	private PreparedStatement prepare(Connection connection, Statement statement, Map<String, Object> parameters,
-			@Nullable LockWaitBudget budget, boolean generatedKey) throws SQLException {
-		long millis = (budget != null) ? budget.remainingMillis() : 0;
-		String sql = this.dialect.bounded(statement.sql(), millis);
-		PreparedStatement prepared = generatedKey
-				? connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)
-				: connection.prepareStatement(sql);
-		try {
-			this.dialect.bound(prepared, millis);
-			statement.bind(prepared, parameters);
-			return prepared;
-		}
-		catch (SQLException | RuntimeException ex) {
-			prepared.close();
-			throw ex;
-		}
-	}
+	/** The statements of one call on its connection, each bounded by the call's budget and deadline. */
+	private final class Statements {
 
-	private OperationResult runOne(Connection connection, Statement statement, Map<String, Object> parameters,
-			@Nullable LockWaitBudget budget) throws SQLException {
-		try (PreparedStatement prepared = prepare(connection, statement, parameters, budget, false)) {
-			OperationResult result = OperationResult.NONE;
-			boolean isResultSet = prepared.execute();
-			while (true) {
-				if (isResultSet) {
-					try (ResultSet rows = prepared.getResultSet()) {
-						result = OperationResult.of(rows, result.updateCount());
-					}
-				}
-				else {
-					int count = prepared.getUpdateCount();
-					if (count == -1) {
-						return result;
-					}
-					result = new OperationResult(count, result.token(), result.waitMillis());
-				}
-				isResultSet = prepared.getMoreResults();
+		private final BoundedConnections.Bounded bounded;
+
+		private final Map<String, Object> parameters;
+
+		private final @Nullable LockWaitBudget budget;
+
+		private final long deadlineNanos;
+
+		Statements(BoundedConnections.Bounded bounded, Map<String, Object> parameters, @Nullable LockWaitBudget budget,
+				long deadlineNanos) {
+			this.bounded = bounded;
+			this.parameters = parameters;
+			this.budget = budget;
+			this.deadlineNanos = deadlineNanos;
+		}
+
+		private PreparedStatement prepare(Statement statement, boolean generatedKey) throws SQLException {
+			// each round trip gets what is left of the call, not the whole call again
+			this.bounded.bound(this.deadlineNanos);
+			long millis = (this.budget != null) ? this.budget.remainingMillis() : 0;
+			String sql = LockStatementRunner.this.dialect.bounded(statement.sql(), millis);
+			Connection connection = this.bounded.connection();
+			PreparedStatement prepared = generatedKey
+					? connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)
+					: connection.prepareStatement(sql);
+			try {
+				LockStatementRunner.this.dialect.bound(prepared, millis);
+				statement.bind(prepared, this.parameters);
+				return prepared;
+			}
+			catch (SQLException | RuntimeException ex) {
+				prepared.close();
+				throw ex;
 			}
 		}
-	}
 
-	private OperationResult runForKey(Connection connection, Statement statement, Map<String, Object> parameters,
-			@Nullable LockWaitBudget budget) throws SQLException {
-		try (PreparedStatement prepared = prepare(connection, statement, parameters, budget, true)) {
-			int count = prepared.executeUpdate();
-			try (ResultSet keys = prepared.getGeneratedKeys()) {
-				Long token = null;
-				if (keys.next()) {
-					long key = keys.getLong(1);
-					token = (key > 0) ? key : null;
+		OperationResult runOne(Statement statement) throws SQLException {
+			try (PreparedStatement prepared = prepare(statement, false)) {
+				OperationResult result = OperationResult.NONE;
+				boolean isResultSet = prepared.execute();
+				while (true) {
+					if (isResultSet) {
+						try (ResultSet rows = prepared.getResultSet()) {
+							result = OperationResult.of(rows, result.updateCount());
+						}
+					}
+					else {
+						int count = prepared.getUpdateCount();
+						if (count == -1) {
+							return result;
+						}
+						result = new OperationResult(count, result.token(), result.waitMillis());
+					}
+					isResultSet = prepared.getMoreResults();
 				}
-				return new OperationResult(count, token, null);
 			}
 		}
+
+		OperationResult runForKey(Statement statement) throws SQLException {
+			try (PreparedStatement prepared = prepare(statement, true)) {
+				int count = prepared.executeUpdate();
+				try (ResultSet keys = prepared.getGeneratedKeys()) {
+					Long token = null;
+					if (keys.next()) {
+						long key = keys.getLong(1);
+						token = (key > 0) ? key : null;
+					}
+					return new OperationResult(count, token, null);
+				}
+			}
+		}
+
 	}
 
 }

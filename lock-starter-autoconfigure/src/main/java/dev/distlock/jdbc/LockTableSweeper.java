@@ -14,8 +14,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-import javax.sql.DataSource;
-
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,13 +28,14 @@ import org.springframework.dao.DataAccessException;
  * InnoDB locks no gaps), then deletes of exactly those rows by primary key. The sweep therefore never waits for a
  * lock, so it cannot deadlock with an acquire; an acquire of a key being deleted waits for that one batch only. A
  * run stops at the first batch that comes back short, or once it has run for one interval (the next run continues).
- * Several applications on one table each sweep; they skip each other's rows.
+ * Several applications on one table each sweep; they skip each other's rows. Each batch's round trips are bounded
+ * by the call timeout, so a sweep on a connection whose peer went silent fails instead of hanging.
  */
 final class LockTableSweeper implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockTableSweeper.class);
 
-	private final DataSource dataSource;
+	private final BoundedConnections connections;
 
 	private final SqlFailures failures;
 
@@ -56,9 +55,9 @@ final class LockTableSweeper implements AutoCloseable {
 
 	private volatile boolean failing;
 
-	LockTableSweeper(DataSource dataSource, LockStatements statements, SqlFailures failures, String tableName,
+	LockTableSweeper(BoundedConnections connections, LockStatements statements, SqlFailures failures, String tableName,
 			Duration interval, int batchSize) {
-		this.dataSource = dataSource;
+		this.connections = connections;
 		this.failures = failures;
 		this.select = statements.get("sweep-select").statements().get(0);
 		this.delete = statements.get("sweep-delete").statements().get(0);
@@ -133,12 +132,15 @@ final class LockTableSweeper implements AutoCloseable {
 		long budget = this.interval.isZero() ? Long.MAX_VALUE : this.interval.toNanos();
 		int total = 0;
 		int batches = 0;
-		try (Connection connection = this.dataSource.getConnection()) {
+		try (BoundedConnections.Bounded bounded = this.connections.open(this.connections.deadline(),
+				"distlock sweep of " + this.tableName)) {
+			Connection connection = bounded.connection();
 			int isolation = connection.getTransactionIsolation();
 			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 			try {
 				int deleted;
 				do {
+					bounded.bound(this.connections.deadline());
 					deleted = sweepBatch(connection);
 					total += deleted;
 					batches++;

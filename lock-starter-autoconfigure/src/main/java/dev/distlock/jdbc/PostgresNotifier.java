@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,11 +19,11 @@ import org.postgresql.PGNotification;
 
 /**
  * PostgreSQL release notifications for one provider: one connection of its own, outside any pool, that LISTENs on
- * the table's channel, and one daemon thread that waits for notifications and wakes the subscribers of the lock
- * each one names (the payload is the lock's kind and stored key). Releases send {@code pg_notify} in the releasing
- * statement, so a notification arrives only once the release committed. While the connection is down, subscriptions
- * report themselves inactive (waiters poll) and the thread reconnects with backoff; after reconnecting it wakes every
- * subscriber, since releases in between were missed.
+ * the table's channel (every read on it bounded by the call timeout), and one daemon thread that waits for
+ * notifications and wakes the subscribers of the lock each one names (the payload is the lock's kind and stored
+ * key). Releases send {@code pg_notify} in the releasing statement, so a notification arrives only once the release
+ * committed. While the connection is down, subscriptions report themselves inactive (waiters poll) and the thread
+ * reconnects with backoff; after reconnecting it wakes every subscriber, since releases in between were missed.
  */
 final class PostgresNotifier implements AutoCloseable {
 
@@ -38,6 +39,8 @@ final class PostgresNotifier implements AutoCloseable {
 
 	private final String channel;
 
+	private final int callTimeoutMillis;
+
 	private final Map<String, Set<Runnable>> subscribers = new ConcurrentHashMap<>();
 
 	private final Object monitor = new Object();
@@ -52,9 +55,10 @@ final class PostgresNotifier implements AutoCloseable {
 
 	private @Nullable Thread thread;
 
-	PostgresNotifier(ConnectionSource connections, String channel) {
+	PostgresNotifier(ConnectionSource connections, String channel, Duration callTimeout) {
 		this.connections = connections;
 		this.channel = channel;
+		this.callTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, callTimeout.toMillis()));
 	}
 
 	/** Opens the listening connection. */
@@ -73,10 +77,26 @@ final class PostgresNotifier implements AutoCloseable {
 		return this.listening;
 	}
 
-	ReleaseSubscription subscribe(String payload, Runnable listener) throws InterruptedException {
-		this.subscribers.computeIfAbsent(payload, (k) -> ConcurrentHashMap.newKeySet()).add(listener);
+	/**
+	 * Adds a listener for a payload, starting the listening thread on first use.
+	 * @param payload the payload releases of the lock notify
+	 * @param listener what to wake
+	 * @param deadlineNanos the latest moment to return, however long the first LISTEN takes
+	 * @return the subscription, active while listening
+	 * @throws InterruptedException if interrupted while waiting for the first LISTEN
+	 */
+	ReleaseSubscription subscribe(String payload, Runnable listener, long deadlineNanos) throws InterruptedException {
+		// added inside compute: a set fetched first could be dropped by its last listener leaving before the add
+		this.subscribers.compute(payload, (k, set) -> {
+			Set<Runnable> listeners = (set != null) ? set : ConcurrentHashMap.newKeySet();
+			listeners.add(listener);
+			return listeners;
+		});
 		start();
-		this.firstListen.await(START_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+		long wait = Math.min(TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS), deadlineNanos - System.nanoTime());
+		if (wait > 0) {
+			this.firstListen.await(wait, TimeUnit.NANOSECONDS);
+		}
 		boolean active = this.listening;
 		return new ReleaseSubscription() {
 
@@ -113,6 +133,11 @@ final class PostgresNotifier implements AutoCloseable {
 		while (!this.closed) {
 			try (Connection open = this.connections.open()) {
 				this.connection = open;
+				// a peer gone silent fails the LISTEN or the idle check by the call timeout, and the thread reconnects
+				int own = open.getNetworkTimeout();
+				if (own == 0 || own > this.callTimeoutMillis) {
+					open.setNetworkTimeout(BoundedConnections.timeoutExecutor(), this.callTimeoutMillis);
+				}
 				try (Statement statement = open.createStatement()) {
 					// the channel is derived from the validated table name: letters, digits, '_' and '.'
 					statement.execute("LISTEN \"" + this.channel + "\"");
@@ -173,7 +198,7 @@ final class PostgresNotifier implements AutoCloseable {
 		}
 	}
 
-	private void dispatch(String payload) {
+	void dispatch(String payload) {
 		Set<Runnable> listeners = this.subscribers.get(payload);
 		if (listeners != null) {
 			listeners.forEach(PostgresNotifier::runQuietly);

@@ -20,10 +20,11 @@ final class ReleaseNotifications implements AutoCloseable {
 	private final @Nullable PostgresNotifier notifier;
 
 	ReleaseNotifications(JdbcLockProvider provider, JdbcDialect dialect, String tableName,
-			PostgresNotifier.@Nullable ConnectionSource listenerConnections) {
+			PostgresNotifier.@Nullable ConnectionSource listenerConnections, Duration callTimeout) {
 		this.provider = provider;
 		this.channel = dialect.notifies() ? StoredKeys.channel(tableName) : "";
-		this.notifier = (listenerConnections != null) ? new PostgresNotifier(listenerConnections, this.channel) : null;
+		this.notifier = (listenerConnections != null)
+				? new PostgresNotifier(listenerConnections, this.channel, callTimeout) : null;
 	}
 
 	/**
@@ -40,18 +41,19 @@ final class ReleaseNotifications implements AutoCloseable {
 	 * @param waitLeft how long the waiter waits at most
 	 * @param listener called on a release
 	 * @param budget how long the registration may wait for the lock's head row
+	 * @param deadlineNanos when the registration (and, later, leaving the registry) must have returned
 	 * @return the subscription: inactive when the waiter has to poll (not listening, or not registered)
 	 * @throws InterruptedException if interrupted while the listening connection was being opened
 	 */
-	ReleaseSubscription subscribe(LockTarget target, Duration waitLeft, Runnable listener, LockWaitBudget budget)
-			throws InterruptedException {
+	ReleaseSubscription subscribe(LockTarget target, Duration waitLeft, Runnable listener, LockWaitBudget budget,
+			long deadlineNanos) throws InterruptedException {
 		PostgresNotifier current = this.notifier;
 		if (current == null) {
 			return ReleaseSubscription.NONE;
 		}
 		// registered even while the listening connection is down: once it is back, releases reach the listener
-		ReleaseSubscription listening = current.subscribe(target.payload(), listener);
-		return WaiterRegistration.register(this.provider, target, waitLeft, listening, budget);
+		ReleaseSubscription listening = current.subscribe(target.payload(), listener, deadlineNanos);
+		return WaiterRegistration.register(this.provider, target, waitLeft, listening, budget, deadlineNanos);
 	}
 
 	@Override

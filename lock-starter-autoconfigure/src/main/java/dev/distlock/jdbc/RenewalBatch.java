@@ -6,10 +6,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiPredicate;
 
-import javax.sql.DataSource;
-
+import dev.distlock.core.RenewalOutcome;
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,7 +21,9 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * into one JDBC batch on one connection, in one transaction. pgjdbc and MariaDB Connector/J pipeline a batch (all
  * statements written, then the replies read), so a batch costs one round trip (pgjdbc splits batches of more than
  * ~250 statements into a few); each statement's update count says whether its lock was renewed. A broken connection
- * is replaced, as for single renewals, since renewing is idempotent.
+ * is replaced, as for single renewals, since renewing is idempotent; the whole batch, retries included, ends by one
+ * call deadline. Each lease stands or falls on its own answer: when the database refuses one statement (which rolls
+ * the batch's transaction back), the leases are renewed one by one, so only the refused one fails.
  */
 final class RenewalBatch {
 
@@ -32,7 +32,7 @@ final class RenewalBatch {
 	/** Connections a batch tries when they turn out to be dead. */
 	private static final int CONNECTION_ATTEMPTS = 3;
 
-	private final DataSource dataSource;
+	private final BoundedConnections connections;
 
 	private final Statement renew;
 
@@ -43,56 +43,79 @@ final class RenewalBatch {
 	/** Whether the driver reports the update counts of a batch; if not, renewals go one by one. */
 	private volatile boolean batched = true;
 
-	RenewalBatch(DataSource dataSource, LockStatements statements, SqlFailures failures, String tableName) {
+	RenewalBatch(BoundedConnections connections, LockStatements statements, SqlFailures failures, String tableName) {
 		List<Statement> renew = statements.get("renew").statements();
 		if (renew.size() != 1) {
 			throw new IllegalStateException("renew must be one statement to be batched, not " + renew.size());
 		}
-		this.dataSource = dataSource;
+		this.connections = connections;
 		this.renew = renew.get(0);
 		this.failures = failures;
 		this.tableName = tableName;
 	}
 
 	/**
-	 * Renews each lock's lease, if its owner still holds it: in one batch, or one by one with a driver that does not
-	 * report a batch's update counts.
+	 * Renews each lock's lease, if its owner still holds it: in one batch, else one by one (a driver that does not
+	 * report a batch's update counts, or a batch the database refused).
 	 * @param locks the locks
 	 * @param lease the new lease of each, from now (the database's now)
-	 * @param single renews one lock
-	 * @return for each lock, in order, whether it was renewed
-	 * @throws DataAccessException if the database failed: every outcome is then unknown
+	 * @param single renews one lock by a deadline
+	 * @return for each lock, in order, its outcome: a connection that broke or did not answer by the call deadline
+	 * fails every lease of the batch, whose outcomes are all unknown
 	 */
-	boolean[] renew(List<JdbcHeldLock> locks, Duration lease, BiPredicate<JdbcHeldLock, Duration> single) {
-		if (this.batched) {
+	RenewalOutcome[] renew(List<JdbcHeldLock> locks, Duration lease, SingleRenewal single) {
+		long deadline = this.connections.deadline();
+		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
+		if (this.batched && !locks.isEmpty()) {
 			try {
-				return renew(locks, lease);
+				boolean[] renewed = renew(locks, lease, deadline);
+				for (int i = 0; i < outcomes.length; i++) {
+					outcomes[i] = RenewalOutcome.of(renewed[i]);
+				}
+				return outcomes;
 			}
 			catch (InvalidDataAccessApiUsageException ex) {
 				logger.info(ex.getMessage());
 				this.batched = false;
 			}
+			catch (DataAccessException ex) {
+				if (ex instanceof CannotGetJdbcConnectionException || SqlFailures.isBrokenConnection(ex)) {
+					java.util.Arrays.fill(outcomes, RenewalOutcome.failed(ex));
+					return outcomes;
+				}
+				logger.debug("A batch renewal was refused; renewing its leases one by one", ex);
+			}
 		}
-		boolean[] renewed = new boolean[locks.size()];
-		for (int i = 0; i < renewed.length; i++) {
-			renewed[i] = single.test(locks.get(i), lease);
+		for (int i = 0; i < outcomes.length; i++) {
+			try {
+				outcomes[i] = RenewalOutcome.of(single.renew(locks.get(i), lease, deadline));
+			}
+			catch (RuntimeException ex) {
+				outcomes[i] = RenewalOutcome.failed(ex);
+			}
 		}
-		return renewed;
+		return outcomes;
 	}
 
-	private boolean[] renew(List<JdbcHeldLock> locks, Duration lease) {
-		if (locks.isEmpty()) {
-			return new boolean[0];
-		}
+	/** Renews one lease by a deadline. */
+	@FunctionalInterface
+	interface SingleRenewal {
+
+		boolean renew(JdbcHeldLock held, Duration lease, long deadlineNanos);
+
+	}
+
+	private boolean[] renew(List<JdbcHeldLock> locks, Duration lease, long deadlineNanos) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return renewOnce(locks, LockTarget.micros(lease));
+				return renewOnce(locks, LockTarget.micros(lease), deadlineNanos);
 			}
 			catch (CannotGetJdbcConnectionException ex) {
 				throw ex;
 			}
 			catch (DataAccessException ex) {
-				if (attempt >= CONNECTION_ATTEMPTS || !SqlFailures.isBrokenConnection(ex)) {
+				if (attempt >= CONNECTION_ATTEMPTS || !SqlFailures.isBrokenConnection(ex)
+						|| deadlineNanos - System.nanoTime() <= 0) {
 					throw ex;
 				}
 				logger.debug("Retrying a batch renewal on another connection", ex);
@@ -100,16 +123,10 @@ final class RenewalBatch {
 		}
 	}
 
-	private boolean[] renewOnce(List<JdbcHeldLock> locks, long leaseMicros) {
-		Connection connection;
-		try {
-			connection = this.dataSource.getConnection();
-		}
-		catch (SQLException ex) {
-			throw new CannotGetJdbcConnectionException("No connection for distlock renew on " + this.tableName + ": "
-					+ ex.getMessage(), ex);
-		}
-		try (connection) {
+	private boolean[] renewOnce(List<JdbcHeldLock> locks, long leaseMicros, long deadlineNanos) {
+		String task = "distlock renew of " + locks.size() + " leases on " + this.tableName;
+		try (BoundedConnections.Bounded bounded = this.connections.open(deadlineNanos, task)) {
+			Connection connection = bounded.connection();
 			int[] counts = LockStatementRunner.transaction(connection, () -> {
 				try (PreparedStatement prepared = connection.prepareStatement(this.renew.sql())) {
 					for (JdbcHeldLock held : locks) {
@@ -134,7 +151,7 @@ final class RenewalBatch {
 			return renewed;
 		}
 		catch (SQLException ex) {
-			throw this.failures.translate("distlock renew of " + locks.size() + " leases on " + this.tableName, ex);
+			throw this.failures.translate(task, ex);
 		}
 	}
 

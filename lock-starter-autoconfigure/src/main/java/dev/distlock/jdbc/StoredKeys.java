@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Locale;
 
+import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockType;
 
 /**
@@ -25,8 +27,10 @@ final class StoredKeys {
 	 * The key as stored. The two forms differ in length, so distinct keys stay distinct.
 	 * @param key the full key
 	 * @return the stored key
+	 * @throws LockKeyException if the key holds an unpaired UTF-16 surrogate
 	 */
 	static String storedKey(String key) {
+		requireWellFormed(key);
 		if (key.length() <= MAX_PLAIN_KEY) {
 			return key;
 		}
@@ -35,6 +39,24 @@ final class StoredKeys {
 			cut--;
 		}
 		return key.substring(0, cut) + "#" + sha256(key);
+	}
+
+	/**
+	 * Refuses a key that has no UTF-8 form: drivers (and {@link String#getBytes}) write {@code ?} for an unpaired
+	 * surrogate, so {@code "k\uD800"} would be stored, hashed and notified as {@code "k?"}, one lock with another.
+	 */
+	private static void requireWellFormed(String key) {
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				throw new LockKeyException("Lock key has an unpaired UTF-16 surrogate (U+"
+						+ Integer.toHexString(c).toUpperCase(Locale.ROOT) + " at index " + i + "), which has no UTF-8 "
+						+ "form: the database would store it as '?', one lock with another key");
+			}
+		}
 	}
 
 	/**

@@ -38,9 +38,12 @@ final class WaiterRegistration implements ReleaseSubscription {
 
 	private final boolean active;
 
+	private final long deadlineNanos;
+
 	private WaiterRegistration(JdbcLockProvider provider, LockTarget target, ReleaseSubscription listening,
-			boolean registered) {
+			boolean registered, long deadlineNanos) {
 		this.provider = provider;
+		this.deadlineNanos = deadlineNanos;
 		this.target = target;
 		this.listening = listening;
 		this.registered = new AtomicBoolean(registered);
@@ -54,19 +57,20 @@ final class WaiterRegistration implements ReleaseSubscription {
 	 * @param waitLeft how long the waiter waits at most
 	 * @param listening the listener's subscription
 	 * @param budget how long the registration may wait for the head row's lock
+	 * @param deadlineNanos when registering, and later leaving, must have returned (the acquisition's call deadline)
 	 * @return the subscription: active if registered and listening, else inactive (the waiter polls)
 	 */
 	static WaiterRegistration register(JdbcLockProvider provider, LockTarget target, Duration waitLeft,
-			ReleaseSubscription listening, LockWaitBudget budget) {
+			ReleaseSubscription listening, LockWaitBudget budget, long deadlineNanos) {
 		Map<String, Object> parameters = target.parameters("");
 		parameters.put("waitLeft", LockTarget.micros(waitLeft.plus(SLACK)));
 		try {
-			provider.run("register-waiter", parameters, budget);
-			return new WaiterRegistration(provider, target, listening, true);
+			provider.run("register-waiter", parameters, budget, deadlineNanos);
+			return new WaiterRegistration(provider, target, listening, true, deadlineNanos);
 		}
 		catch (DataAccessException ex) {
 			logger.debug("Could not register a waiter of " + target.storedKey() + "; it polls", ex);
-			return new WaiterRegistration(provider, target, listening, false);
+			return new WaiterRegistration(provider, target, listening, false, deadlineNanos);
 		}
 	}
 
@@ -91,9 +95,11 @@ final class WaiterRegistration implements ReleaseSubscription {
 	@Override
 	public void close() {
 		this.listening.close();
-		if (this.registered.compareAndSet(true, false)) {
+		// past the call deadline the caller must not wait for this: the registration lapses with its wait
+		if (this.registered.compareAndSet(true, false) && this.deadlineNanos - System.nanoTime() > 0) {
 			try {
-				this.provider.run("leave-waiter", this.target.parameters(""), this.provider.minimumBudget());
+				this.provider.run("leave-waiter", this.target.parameters(""), this.provider.minimumBudget(),
+						this.deadlineNanos);
 			}
 			catch (DataAccessException ex) {
 				logger.debug("Could not leave the waiters of " + this.target.storedKey()

@@ -5,16 +5,20 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.Lease;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockType;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.local.LocalLockProvider;
+import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,10 +28,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link JdbcLockAutoConfiguration}, on embedded H2 databases.
@@ -56,6 +62,25 @@ class JdbcLockAutoConfigurationTests {
 					.isPresent();
 			}
 		});
+	}
+
+	@Test
+	void callTimeoutBoundsTheProvidersCalls() {
+		AtomicBoolean slowPool = new AtomicBoolean();
+		this.contextRunner.withPropertyValues("distlock.call-timeout=300ms", "distlock.jdbc.initialize-schema=always")
+			.withUserConfiguration(SlowPoolConfiguration.class)
+			.withBean(AtomicBoolean.class, () -> slowPool)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				JdbcLockProvider provider = context.getBean(JdbcLockProvider.class);
+				slowPool.set(true);
+				long start = System.nanoTime();
+				assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+					.isThrownBy(() -> provider.checkHealth(new LockAttempt("probe", LockType.MUTEX, 1,
+							Duration.ofSeconds(1), "o")));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("health check with a pool that hangs 3 s")
+					.isBetween(Duration.ofMillis(250), Duration.ofMillis(1500));
+			});
 	}
 
 	@Test
@@ -353,6 +378,40 @@ class JdbcLockAutoConfigurationTests {
 					return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
 							new Class<?>[] { Connection.class }, (proxy, method, args) -> method.getName()
 								.equals("getMetaData") ? oracle : method.invoke(connection, args));
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SlowPoolConfiguration {
+
+		/**
+		 * A PostgreSQL pool that, once told to, takes 3 s to give a connection (as HikariCP validating a silent peer);
+		 * H2 connections are borrowed on the caller's thread.
+		 */
+		@Bean
+		DataSource dataSource(AtomicBoolean slowPool) {
+			TestServers.JdbcServer postgres = TestServers.postgres();
+			return new DelegatingDataSource(DataSourceBuilder.create()
+				.url(postgres.url())
+				.username(postgres.username())
+				.password(postgres.password())
+				.build()) {
+
+				@Override
+				public Connection getConnection() throws java.sql.SQLException {
+					if (slowPool.get()) {
+						try {
+							Thread.sleep(3000);
+						}
+						catch (InterruptedException ex) {
+							Thread.currentThread().interrupt();
+						}
+					}
+					return super.getConnection();
 				}
 
 			};

@@ -14,11 +14,13 @@ import dev.distlock.core.spi.AttemptOutcome;
 import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.RenewalOutcome;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,7 +85,7 @@ class JdbcBatchRenewalTests {
 
 			assertThat(renewed).hasSize(held.size());
 			for (int i = 0; i < renewed.length; i++) {
-				assertThat(renewed[i].isRenewed()).as("%s %s renewed", types.get(i), prefix + i)
+				assertThat(renewed[i].isRenewed()).as("%s %s renewed: %s", types.get(i), prefix + i, renewed[i])
 					.isEqualTo(i != lost && i != released);
 			}
 			// past the first lease: only the renewed leases still keep the others out
@@ -103,6 +105,51 @@ class JdbcBatchRenewalTests {
 		finally {
 			holder.close();
 			other.close();
+		}
+	}
+
+	/**
+	 * One lease whose renewal the database refuses (a trigger raises an error for its row, as a constraint or a
+	 * statement timeout on one row would) fails alone: the other leases of the batch are renewed.
+	 */
+	@Test
+	void oneLeaseWhoseRenewalFailsDoesNotFailTheOthersOfItsBatch() throws Exception {
+		JdbcTestDatabase database = this.databases.get("postgresql");
+		JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+		JdbcLockProvider holder = database.provider().cleanupInterval(Duration.ZERO).build();
+		String prefix = "batch-fail-" + UUID.randomUUID() + "-";
+		String function = "dl_refuse_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+		try {
+			List<JdbcHeldLock> held = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(attempt(prefix + i, LockType.MUTEX));
+				assertThat(acquired.isAcquired()).as("%s acquired", prefix + i).isTrue();
+				held.add(acquired.lock());
+			}
+			int refused = 4;
+			jdbc.execute("CREATE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+					+ "RAISE EXCEPTION 'renewal refused for this test'; END $$");
+			jdbc.execute("CREATE TRIGGER " + function + " BEFORE UPDATE ON " + database.tableName()
+					+ " FOR EACH ROW WHEN (NEW.lock_key = '" + prefix + refused + "') EXECUTE FUNCTION " + function
+					+ "()");
+
+			RenewalOutcome[] outcomes = holder.renewAll(held, Duration.ofSeconds(30));
+
+			assertThat(outcomes).hasSize(held.size());
+			for (int i = 0; i < outcomes.length; i++) {
+				if (i == refused) {
+					assertThat(outcomes[i].failure()).as("outcome of the refused lease %s", outcomes[i]).isNotNull();
+				}
+				else {
+					assertThat(outcomes[i].isRenewed()).as("lease %d renewed beside a refused one: %s", i, outcomes[i])
+						.isTrue();
+				}
+			}
+		}
+		finally {
+			jdbc.execute("DROP TRIGGER IF EXISTS " + function + " ON " + database.tableName());
+			jdbc.execute("DROP FUNCTION IF EXISTS " + function + "()");
+			holder.close();
 		}
 	}
 

@@ -1,0 +1,102 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Borrowing a connection within a call's deadline from a pool that stops giving connections: each call fails by its
+ * call timeout, and once {@value BoundedConnections#MAX_ABANDONED} borrows the callers gave up on still wait for the
+ * pool, new calls fail at once instead of leaving one more thread waiting; when the pool gives connections again, so
+ * does the provider. On PostgreSQL: H2 connections are borrowed on the caller's thread.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BoundedConnectionsTests {
+
+	private final JdbcTestDatabase database = JdbcTestDatabase.postgres();
+
+	private final CountDownLatch poolBack = new CountDownLatch(1);
+
+	private volatile boolean poolStuck;
+
+	@AfterEach
+	void dropTable() {
+		this.poolBack.countDown();
+		this.database.close();
+	}
+
+	@Test
+	void callsFailByTheirTimeoutThenAtOnceWhileThePoolGivesNothing() throws Exception {
+		DelegatingDataSource stuckPool = new DelegatingDataSource(this.database.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				if (BoundedConnectionsTests.this.poolStuck) {
+					try {
+						BoundedConnectionsTests.this.poolBack.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+				return super.getConnection();
+			}
+
+		};
+		JdbcLockProvider provider = this.database.provider(stuckPool)
+			.callTimeout(Duration.ofMillis(100))
+			.cleanupInterval(Duration.ZERO)
+			.build();
+		try {
+			LockAttempt probe = new LockAttempt("probe", LockType.MUTEX, 1, Duration.ofSeconds(1), "o");
+			this.poolStuck = true;
+			for (int i = 0; i < BoundedConnections.MAX_ABANDONED; i++) {
+				long start = System.nanoTime();
+				assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+					.isThrownBy(() -> provider.checkHealth(probe))
+					.withMessageContaining("within its call deadline");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("call %d with the pool stuck", i)
+					.isBetween(Duration.ofMillis(90), Duration.ofMillis(1000));
+			}
+			long start = System.nanoTime();
+			assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+				.isThrownBy(() -> provider.checkHealth(probe))
+				.withMessageContaining("earlier borrows are still waiting for the pool");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("call once the borrows pile up")
+				.isLessThan(Duration.ofMillis(90));
+
+			this.poolStuck = false;
+			this.poolBack.countDown();
+			long back = System.nanoTime();
+			boolean answered = false;
+			while (!answered && System.nanoTime() - back < TimeUnit.SECONDS.toNanos(10)) {
+				try {
+					provider.checkHealth(probe);
+					answered = true;
+				}
+				catch (CannotGetJdbcConnectionException ex) {
+					Thread.sleep(20);
+				}
+			}
+			assertThat(answered).as("health check once the pool gives connections again").isTrue();
+		}
+		finally {
+			provider.close();
+		}
+	}
+
+}
