@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.distlock.core.RenewalOutcome;
+import dev.distlock.core.spi.RenewalOutcome;
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

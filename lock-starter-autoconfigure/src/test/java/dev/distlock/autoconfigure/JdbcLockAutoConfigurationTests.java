@@ -11,11 +11,11 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.local.LocalLockProvider;
 import dev.distlock.test.TestServers;

@@ -6,9 +6,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.jdbc.JdbcHeldLock;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.jdbc.JdbcLockSchema;

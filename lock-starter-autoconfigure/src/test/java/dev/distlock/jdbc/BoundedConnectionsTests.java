@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

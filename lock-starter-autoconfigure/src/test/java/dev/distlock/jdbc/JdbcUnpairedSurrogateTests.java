@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.AttemptOutcome;
-import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.core.ReleaseSubscription;
+import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.test.TestServers;
 import dev.distlock.test.TestServers.JdbcServer;
 import org.junit.jupiter.api.Test;
