@@ -63,11 +63,10 @@ final class HoldAtLeast {
 	 * @throws Exception if the backend failed; the backend lease, never shorter than the hold, then frees the lock
 	 */
 	static <H extends HeldLock> boolean keep(ManagedLease<H> lease) throws Exception {
-		Duration hold = lease.request().holdAtLeast();
-		if (hold == null || hold.isZero() || lease.releaseAtOnce) {
+		if (lease.releaseAtOnce) {
 			return false;
 		}
-		long left = lease.acquiredNanos() + LockWaiter.saturatedNanos(hold) - System.nanoTime();
+		long left = lease.holdEndNanos() - System.nanoTime();
 		if (left <= 0) {
 			return false;
 		}

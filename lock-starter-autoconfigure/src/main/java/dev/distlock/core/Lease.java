@@ -67,6 +67,20 @@ public interface Lease extends AutoCloseable {
 	void extend(Duration duration);
 
 	/**
+	 * Extends the lease as {@link #extend(Duration)} does and holds the lock at least {@code holdAtLeast} from when
+	 * the extension was granted: a release before then keeps the lock on the backend until then, as
+	 * {@link LockRequest#holdAtLeast()} does from the acquisition. A hold already set that ends later is kept.
+	 * @param duration the new lease from now, positive
+	 * @param holdAtLeast the least time from now the lock stays taken, not negative and not longer than
+	 * {@code duration}
+	 * @throws LockConfigurationException if {@code holdAtLeast} is negative or longer than {@code duration}
+	 * @throws LockLostException if the lock is no longer held by this lease (it is then marked lost)
+	 * @throws DistributedLockException if the backend fails
+	 * @since 0.3.0
+	 */
+	void extend(Duration duration, Duration holdAtLeast);
+
+	/**
 	 * Releases the lock if this is the outermost hold; inner re-entrant holds only count down. Idempotent. Only this
 	 * lease's owner token is ever released, so releasing a lease that expired never frees another holder's lock. A
 	 * backend failure during release is logged, not thrown: the backend lease then frees the lock when it runs out.

@@ -23,10 +23,13 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 
 	private static final VarHandle BACKEND_RELEASED;
 
+	private static final VarHandle HOLD_END;
+
 	static {
 		try {
 			BACKEND_RELEASED = MethodHandles.lookup()
 				.findVarHandle(ManagedLease.class, "backendReleased", boolean.class);
+			HOLD_END = MethodHandles.lookup().findVarHandle(ManagedLease.class, "holdEndNanos", long.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -49,6 +52,9 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 
 	private volatile boolean backendReleased;
 
+	/** Until when a release keeps the lock on the backend ({@link HoldAtLeast}); raised by extensions. */
+	private volatile long holdEndNanos;
+
 	/** The local queue place this lease holds, if any; owned by {@link LocalQueue}. */
 	LocalQueue.@Nullable Slot slot;
 
@@ -66,6 +72,8 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 	void granted(H held, long sentNanos) {
 		this.held = held;
 		this.acquiredNanos = System.nanoTime();
+		Duration hold = this.request.holdAtLeast();
+		this.holdEndNanos = this.acquiredNanos + ((hold != null) ? LockWaiter.saturatedNanos(hold) : 0);
 		startClock(sentNanos, this.acquiredNanos);
 		markHeld();
 	}
@@ -133,6 +141,10 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 	@Override
 	long acquiredNanos() {
 		return this.acquiredNanos;
+	}
+
+	long holdEndNanos() {
+		return this.holdEndNanos;
 	}
 
 	@Override
@@ -239,6 +251,19 @@ final class ManagedLease<H extends HeldLock> extends LeaseLife implements Lease 
 			return;
 		}
 		throw new LockLostException("Could not extend lease of lock '" + key() + "': " + lostReason());
+	}
+
+	@Override
+	public void extend(Duration duration, Duration holdAtLeast) {
+		HoldAtLeast.validate(key(), holdAtLeast, duration);
+		extend(duration);
+		// measured once the extension is granted, so the hold is never shorter than asked
+		long end = System.nanoTime() + LockWaiter.saturatedNanos(holdAtLeast);
+		long current;
+		do {
+			current = this.holdEndNanos;
+		}
+		while (end - current > 0 && !HOLD_END.compareAndSet(this, current, end));
 	}
 
 	@Override

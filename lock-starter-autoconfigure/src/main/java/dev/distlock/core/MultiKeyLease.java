@@ -101,6 +101,17 @@ final class MultiKeyLease implements Lease {
 		}
 	}
 
+	/**
+	 * Extends every key's lease and its hold, in lock order.
+	 * @throws LockLostException if one of the keys is no longer held
+	 */
+	@Override
+	public void extend(Duration duration, Duration holdAtLeast) {
+		for (Lease part : this.parts) {
+			part.extend(duration, holdAtLeast);
+		}
+	}
+
 	@Override
 	public void release() {
 		if (this.released.compareAndSet(false, true)) {

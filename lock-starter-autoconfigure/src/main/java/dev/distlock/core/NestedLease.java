@@ -69,6 +69,11 @@ final class NestedLease implements Lease {
 	}
 
 	@Override
+	public void extend(Duration duration, Duration holdAtLeast) {
+		this.outer.extend(duration, holdAtLeast);
+	}
+
+	@Override
 	public void release() {
 		if (RELEASED.compareAndSet(this, false, true)) {
 			this.outer.releaseHold();
