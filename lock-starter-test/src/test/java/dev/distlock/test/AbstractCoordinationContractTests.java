@@ -20,6 +20,7 @@ import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseRenewer;
 import dev.distlock.core.LockConfigurationException;
+import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
@@ -221,6 +222,38 @@ public abstract class AbstractCoordinationContractTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - requested))
 				.as("when another process got the lock of a holder that crashed at once").isGreaterThanOrEqualTo(hold)
 				.isLessThan(hold.plus(watchdogLease().multipliedBy(2)));
+		}
+	}
+
+	// ---------------------------------------------------------------- extend with hold-at-least
+
+	@Test
+	void extensionWithAHoldKeepsTheLockTakenUntilTheHoldEndsAfterAnEarlyRelease() throws Exception {
+		LockTemplate first = newProcess();
+		LockTemplate second = newProcess();
+		String key = key("extend-hold");
+		LockRequest probe = LockRequest.builder(key).waitTime(Duration.ZERO).build();
+		Lease lease = first.acquire(LockRequest.builder(key).lease(Duration.ofSeconds(10)).build());
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.as("a hold longer than the new lease, which would free the lock before the hold ends")
+			.isThrownBy(() -> lease.extend(Duration.ofSeconds(1), Duration.ofSeconds(2)));
+		long extended = System.nanoTime();
+		lease.extend(Duration.ofSeconds(10), HOLD);
+		lease.release();
+		assertThat(second.tryAcquire(probe)).as("another process, right after the release within the hold").isEmpty();
+		try (Lease next = second.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - extended)).as("when the waiting process got the lock")
+				.isGreaterThanOrEqualTo(HOLD)
+				.isLessThan(HOLD.plusMillis(1500));
+			assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+		}
+		Lease released = first.acquire(LockRequest.builder(key).lease(Duration.ofSeconds(10)).build());
+		released.release();
+		assertThatExceptionOfType(LockLostException.class).as("extending a released lease")
+			.isThrownBy(() -> released.extend(Duration.ofSeconds(10), HOLD));
+		try (Lease free = second.tryAcquire(probe)
+			.orElseThrow(() -> new AssertionError("a failed extension of a released lease held the lock"))) {
+			assertThat(free.isValid()).isTrue();
 		}
 	}
 
