@@ -1,0 +1,45 @@
+package dev.distlock.zookeeper;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import dev.distlock.core.LockProvider;
+import dev.distlock.shedlock.AbstractDistlockLockProviderTests;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * ShedLock's provider test on a real, in-process ZooKeeper server; each node has its own client and session.
+ */
+class ZooKeeperDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
+
+	private static TestingServer server;
+
+	private final List<CuratorFramework> clients = Collections.synchronizedList(new ArrayList<>());
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		server = ZooKeeperTestSupport.server();
+	}
+
+	@AfterAll
+	static void stopServer() throws Exception {
+		server.close();
+	}
+
+	@Override
+	protected LockProvider<?> createProvider() throws Exception {
+		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
+		this.clients.add(client);
+		return new ZooKeeperLockProvider(client);
+	}
+
+	@Override
+	protected void closeClients() {
+		this.clients.forEach(CuratorFramework::close);
+	}
+
+}
