@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,6 +36,15 @@ class ZooKeeperDistlockLockProviderTests extends AbstractDistlockLockProviderTes
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
 		this.clients.add(client);
 		return new ZooKeeperLockProvider(client);
+	}
+
+	/**
+	 * ZooKeeper has no expiring node: the holder deletes the node of a fixed lease that ran out, found by a sweep
+	 * every 50 ms (docs/zookeeper.md), so another node may see it up to that much later.
+	 */
+	@Override
+	protected Duration releaseLag() {
+		return Duration.ofMillis(200);
 	}
 
 	@Override
