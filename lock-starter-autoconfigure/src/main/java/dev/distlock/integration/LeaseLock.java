@@ -29,8 +29,11 @@ import org.jspecify.annotations.Nullable;
  */
 public class LeaseLock implements Lock {
 
-	/** The wait of {@code lock()}: long enough to be unbounded in practice, short enough to add to a clock. */
-	private static final Duration FOREVER = Duration.ofDays(365);
+	/**
+	 * One round of the unbounded wait of {@code lock()}, which tries again after each: backends turn a wait into
+	 * their own timeouts (PostgreSQL's {@code lock_timeout} stops at about 24 days).
+	 */
+	private static final Duration WAIT_ROUND = Duration.ofHours(1);
 
 	private final LockTemplate template;
 
@@ -114,10 +117,7 @@ public class LeaseLock implements Lock {
 		try {
 			while (true) {
 				try {
-					if (!acquire(FOREVER, lease)) {
-						throw new IllegalStateException("Lock '" + key() + "' was lost while the calling thread "
-								+ "held it: its hold is ended, lock again to acquire it anew");
-					}
+					acquireWithoutTimeout(lease);
 					return;
 				}
 				catch (InterruptedException ex) {
@@ -134,8 +134,16 @@ public class LeaseLock implements Lock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		if (!acquire(FOREVER, null)) {
-			throw new IllegalStateException("Lock '" + key() + "' was lost while the calling thread held it");
+		acquireWithoutTimeout(null);
+	}
+
+	private void acquireWithoutTimeout(@Nullable Duration lease) throws InterruptedException {
+		boolean reentry = isHeldByCurrentThread();
+		while (!acquire(WAIT_ROUND, lease)) {
+			if (reentry) {
+				throw new IllegalStateException("Lock '" + key() + "' was lost while the calling thread held it: "
+						+ "its hold is ended, lock again to acquire it anew");
+			}
 		}
 	}
 
