@@ -1,30 +1,13 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.core.LockProvider;
-import dev.distlock.shedlock.AbstractDistlockLockProviderTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
 /**
- * ShedLock's provider test on H2 (in memory), in a lock table of its own; each node is another provider on it.
+ * ShedLock's provider test on H2 (in memory).
  */
-class H2DistlockLockProviderTests extends AbstractDistlockLockProviderTests {
-
-	private static JdbcTestDatabase database;
-
-	@BeforeAll
-	static void createTable() {
-		database = JdbcTestDatabase.h2();
-	}
-
-	@AfterAll
-	static void dropTable() {
-		database.close();
-	}
+class H2DistlockLockProviderTests extends AbstractJdbcDistlockLockProviderTests {
 
 	@Override
-	protected LockProvider<?> createProvider() {
-		return database.provider().build();
+	JdbcTestDatabase createDatabase() {
+		return JdbcTestDatabase.h2();
 	}
 
 }

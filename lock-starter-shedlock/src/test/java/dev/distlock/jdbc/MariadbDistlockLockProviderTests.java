@@ -1,30 +1,13 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.core.LockProvider;
-import dev.distlock.shedlock.AbstractDistlockLockProviderTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
 /**
- * ShedLock's provider test on MariaDB, in a lock table of its own; each node is another provider on it.
+ * ShedLock's provider test on MariaDB.
  */
-class MariadbDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
-
-	private static JdbcTestDatabase database;
-
-	@BeforeAll
-	static void createTable() {
-		database = JdbcTestDatabase.mariadb();
-	}
-
-	@AfterAll
-	static void dropTable() {
-		database.close();
-	}
+class MariadbDistlockLockProviderTests extends AbstractJdbcDistlockLockProviderTests {
 
 	@Override
-	protected LockProvider<?> createProvider() {
-		return database.provider().build();
+	JdbcTestDatabase createDatabase() {
+		return JdbcTestDatabase.mariadb();
 	}
 
 }

@@ -14,10 +14,7 @@ import dev.distlock.core.LockProvider;
 import dev.distlock.core.LockType;
 import dev.distlock.integration.DistlockLockRegistry;
 import dev.distlock.integration.LeaseLock;
-import dev.distlock.jdbc.JdbcLockSchema;
 import dev.distlock.test.LockHistory;
-import dev.distlock.test.TestServers;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
@@ -34,8 +31,6 @@ import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 import org.springframework.integration.support.locks.LockRegistry;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,12 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(120)
 class LockRegistryLeaderInitiatorTests {
 
-	private static final String LOCK_TABLE = "dl_si_leader_" + UUID.randomUUID().toString().replace("-", "")
-		.substring(0, 10);
-
-	private static TestingServer zookeeper;
-
-	private static DriverManagerDataSource postgres;
+	private static IntegrationTestServers servers;
 
 	private final String role = "si-leader-" + UUID.randomUUID().toString().substring(0, 8);
 
@@ -64,18 +54,12 @@ class LockRegistryLeaderInitiatorTests {
 
 	@BeforeAll
 	static void startServers() throws Exception {
-		zookeeper = new TestingServer(true);
-		TestServers.JdbcServer server = TestServers.postgres();
-		postgres = new DriverManagerDataSource(server.url(), server.username(), server.password());
-		JdbcLockSchema.create(postgres, LOCK_TABLE, null);
+		servers = new IntegrationTestServers();
 	}
 
 	@AfterAll
 	static void stopServers() throws Exception {
-		zookeeper.close();
-		JdbcTemplate jdbc = new JdbcTemplate(postgres);
-		jdbc.execute("DROP TABLE IF EXISTS " + LOCK_TABLE);
-		jdbc.execute("DROP SEQUENCE IF EXISTS " + JdbcLockSchema.sequenceName(LOCK_TABLE));
+		servers.close();
 	}
 
 	@ParameterizedTest
@@ -105,12 +89,7 @@ class LockRegistryLeaderInitiatorTests {
 	}
 
 	private Node start(String backend, String name) throws Exception {
-		String connect = switch (backend) {
-			case "zookeeper" -> zookeeper.getConnectString();
-			case "jdbc" -> TestServers.postgres().url() + "|" + TestServers.postgres().username() + "|" + LOCK_TABLE;
-			default -> TestServers.redisUri().toString();
-		};
-		LeaderTestBackends.Backend client = LeaderTestBackends.backend(backend, connect, Duration.ofSeconds(2));
+		LeaderTestBackends.Backend client = servers.backend(backend, Duration.ofSeconds(2));
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(NodeConfiguration.class)
 			.web(WebApplicationType.NONE)
 			.initializers((ctx) -> {
