@@ -148,7 +148,8 @@ public class LeaseLock implements Lock {
 	}
 
 	/**
-	 * Acquires the lock if it is free now (or re-enters it).
+	 * Acquires the lock if it is free now (or re-enters it). An interrupted thread gets {@code false} and keeps its
+	 * interrupt: the backend call it would make is itself interruptible.
 	 * @return {@code true} if the calling thread holds the lock now
 	 */
 	@Override
