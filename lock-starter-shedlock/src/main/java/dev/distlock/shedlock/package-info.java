@@ -1,0 +1,7 @@
+/**
+ * A ShedLock {@code LockProvider} on distlock, so {@code @SchedulerLock} code runs on any distlock backend.
+ */
+@NullMarked
+package dev.distlock.shedlock;
+
+import org.jspecify.annotations.NullMarked;
