@@ -19,8 +19,9 @@
 # used more than BENCH_NOISY_LOAD cores is marked noisy.
 #
 # Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
-# ZooKeeper runs in-process (Curator TestingServer). Environment:
-#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, JDBC), @local and @diag name groups;
+# ZooKeeper runs in-process (Curator TestingServer); the etcd subjects start Debian's etcd (etcd-server) on free
+# ports unless -Dbench.etcd.endpoints names one. Environment:
+#   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, etcd, JDBC), @local and @diag name groups;
 #                            @scaling selects the scaling benchmark (a full run without BENCH_SUBJECTS includes it)
 #   BENCH_SCALING_N="..."    numbers of held leases (full: "1000 10000 100000"; --quick: "1000")
 #   BENCH_SCALING_PERIODS=n  renewal periods measured per row (full: 10; --quick: 3)
