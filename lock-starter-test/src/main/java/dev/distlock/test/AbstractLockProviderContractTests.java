@@ -449,7 +449,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			List<Future<Long>> waiters = new ArrayList<>();
 			for (int i = 0; i < 4; i++) {
 				waiters.add(executor().submit(() -> {
-					try (Lease lease = process.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(20)).build())) {
+					try (Lease lease = process
+						.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(20)).build())) {
 						return lease.fencingToken();
 					}
 				}));
@@ -653,15 +654,18 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 				lease = process.acquire(LockRequest.builder(key).lease(shortest).waitTime(Duration.ZERO).build());
 			}
 			catch (LockAcquisitionException lateGrant) {
-				// the reply took longer than so short a lease: the grant is refused at once and released in the background
+				// the reply took longer than so short a lease: the grant is refused at once and released in the
+				// background
 				assertThat(lateGrant).hasMessageContaining("had run out");
-				assertThat(freeWithin(process, key, Duration.ofSeconds(5))).as("the key is free after a refused late grant")
+				assertThat(freeWithin(process, key, Duration.ofSeconds(5)))
+					.as("the key is free after a refused late grant")
 					.isTrue();
 				return;
 			}
 			Thread.sleep(50);
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(10)));
-			assertThat(freeWithin(process, key, Duration.ofSeconds(5))).as("the key is free after the refused extension")
+			assertThat(freeWithin(process, key, Duration.ofSeconds(5)))
+				.as("the key is free after the refused extension")
 				.isTrue();
 			lease.release();
 		}
@@ -724,7 +728,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			assertThat(tryOnce(process, key, LockType.MUTEX)).as("and its place in this JVM's queue too").isEmpty();
 			long token = next.fencingToken();
 			next.release();
-			Lease after = tryOnce(other, key, LockType.MUTEX).orElseThrow(() -> new AssertionError("free after release"));
+			Lease after = tryOnce(other, key, LockType.MUTEX)
+				.orElseThrow(() -> new AssertionError("free after release"));
 			assertThat(after.fencingToken()).isGreaterThan(token);
 			after.release();
 		}

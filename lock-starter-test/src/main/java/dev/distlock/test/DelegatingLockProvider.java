@@ -27,10 +27,6 @@ abstract class DelegatingLockProvider implements TryOnceLockProvider<HeldLock> {
 		this.delegate = (LockProvider<HeldLock>) delegate;
 	}
 
-	protected LockProvider<HeldLock> delegate() {
-		return this.delegate;
-	}
-
 	@Override
 	public String name() {
 		return this.delegate.name();
