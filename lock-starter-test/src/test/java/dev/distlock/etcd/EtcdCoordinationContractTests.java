@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.List;
 
 import dev.distlock.core.spi.LatchProvider;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import io.etcd.jetcd.Client;
 
@@ -14,12 +13,12 @@ import io.etcd.jetcd.Client;
  * The coordination contract on a real etcd server started by the test; every provider has its own client, as
  * separate processes would.
  */
-class EtcdCoordinationContractTests extends AbstractCoordinationContractTests {
+class EtcdCoordinationContractTests extends AbstractCoordinationContractTests<EtcdLockProvider> {
 
 	private final List<Client> clients = Collections.synchronizedList(new ArrayList<>());
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected EtcdLockProvider createProvider() {
 		return EtcdLockProvider.builder(newClient()).build();
 	}
 

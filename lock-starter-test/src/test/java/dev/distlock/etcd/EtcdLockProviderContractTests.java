@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.LockType;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
  * keys may be left while the clients are still open, which proves that timed-out, try-once, expired and released
  * attempts all delete their entries.
  */
-class EtcdLockProviderContractTests extends AbstractLockProviderContractTests {
+class EtcdLockProviderContractTests extends AbstractLockProviderContractTests<EtcdLockProvider> {
 
 	private static Client admin;
 
@@ -39,7 +38,7 @@ class EtcdLockProviderContractTests extends AbstractLockProviderContractTests {
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected EtcdLockProvider createProvider() {
 		Client client = EtcdCluster.shared().client();
 		this.clients.add(client);
 		return EtcdLockProvider.builder(client).build();

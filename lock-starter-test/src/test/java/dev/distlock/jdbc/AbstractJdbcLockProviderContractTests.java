@@ -11,7 +11,6 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockAttempt;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * provider sweeps the table every {@link #CLEANUP_INTERVAL}, so the contract's concurrency and fencing cases also
  * run while rows are being deleted under them; the cases here add what the table keeps after release.
  */
-abstract class AbstractJdbcLockProviderContractTests extends AbstractLockProviderContractTests {
+abstract class AbstractJdbcLockProviderContractTests
+		extends AbstractLockProviderContractTests<JdbcLockProvider> {
 
 	/** The residue window of these tests: short, so that rows go while the contract runs. */
 	static final Duration CLEANUP_INTERVAL = Duration.ofMillis(100);
@@ -37,7 +37,7 @@ abstract class AbstractJdbcLockProviderContractTests extends AbstractLockProvide
 	protected abstract JdbcTestDatabase database();
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected JdbcLockProvider createProvider() {
 		return database().provider().cleanupInterval(CLEANUP_INTERVAL).build();
 	}
 
@@ -101,7 +101,7 @@ abstract class AbstractJdbcLockProviderContractTests extends AbstractLockProvide
 
 	@Test
 	void expiredLocksThatNobodyTakesAgainAreSweptToo() throws Exception {
-		JdbcLockProvider provider = (JdbcLockProvider) createProvider();
+		JdbcLockProvider provider = createProvider();
 		try {
 			for (LockType type : LockType.values()) {
 				for (int i = 0; i < 10; i++) {

@@ -1,7 +1,6 @@
 package dev.distlock.jdbc;
 
 import dev.distlock.core.spi.LatchProvider;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -9,7 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The coordination contract on MariaDB, in a lock table of its own; every provider stands for another process on it.
  */
-class MariadbCoordinationContractTests extends AbstractCoordinationContractTests {
+class MariadbCoordinationContractTests extends AbstractCoordinationContractTests<JdbcLockProvider> {
 
 	private static JdbcTestDatabase database;
 
@@ -24,7 +23,7 @@ class MariadbCoordinationContractTests extends AbstractCoordinationContractTests
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected JdbcLockProvider createProvider() {
 		return database.provider().build();
 	}
 

@@ -5,7 +5,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.spi.LatchProvider;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The coordination contract on PostgreSQL, in a lock table of its own; every provider stands for another process on it.
  */
-class PostgresCoordinationContractTests extends AbstractCoordinationContractTests {
+class PostgresCoordinationContractTests extends AbstractCoordinationContractTests<JdbcLockProvider> {
 
 	private static JdbcTestDatabase database;
 
@@ -32,7 +31,7 @@ class PostgresCoordinationContractTests extends AbstractCoordinationContractTest
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected JdbcLockProvider createProvider() {
 		return database.provider().build();
 	}
 

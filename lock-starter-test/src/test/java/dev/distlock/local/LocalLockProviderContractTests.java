@@ -1,18 +1,17 @@
 package dev.distlock.local;
 
 import dev.distlock.core.LockType;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 
 /**
  * The provider contract on the in-JVM reference backend; providers share one store, as processes share a server.
  */
-class LocalLockProviderContractTests extends AbstractLockProviderContractTests {
+class LocalLockProviderContractTests extends AbstractLockProviderContractTests<LocalLockProvider> {
 
 	private final LocalLockProvider backend = new LocalLockProvider();
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected LocalLockProvider createProvider() {
 		return new LocalLockProvider(this.backend);
 	}
 

@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.List;
 
 import dev.distlock.core.spi.LatchProvider;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import dev.distlock.test.TestServers;
 
@@ -16,12 +15,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * The coordination contract on the Redis at {@link TestServers#redisUri()}; every provider is another "process" with
  * its own connection factory.
  */
-class RedisCoordinationContractTests extends AbstractCoordinationContractTests {
+class RedisCoordinationContractTests extends AbstractCoordinationContractTests<RedisLockProvider> {
 
 	private final List<LettuceConnectionFactory> factories = Collections.synchronizedList(new ArrayList<>());
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected RedisLockProvider createProvider() {
 		LettuceConnectionFactory factory = RedisTestConnections.standalone(TestServers.redisUri(),
 				Duration.ofSeconds(10));
 		this.factories.add(factory);

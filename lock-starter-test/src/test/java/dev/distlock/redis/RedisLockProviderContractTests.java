@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import dev.distlock.core.LockType;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +16,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The provider contract on the Redis at {@link TestServers#redisUri()}; every provider is another "process" with
  * its own subscription, sharing one connection factory.
  */
-class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
+class RedisLockProviderContractTests extends AbstractLockProviderContractTests<RedisLockProvider> {
 
 	private static LettuceConnectionFactory standalone;
 
@@ -40,7 +39,7 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected RedisLockProvider createProvider() {
 		return new RedisLockProvider(connectionFactory());
 	}
 

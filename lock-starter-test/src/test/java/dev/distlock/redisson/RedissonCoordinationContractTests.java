@@ -15,7 +15,7 @@ import org.redisson.api.RedissonClient;
  * The coordination contract on the shared Redis (127.0.0.1:6379) through Redisson; each provider has its own
  * {@link RedissonClient}, as each process would.
  */
-class RedissonCoordinationContractTests extends AbstractCoordinationContractTests {
+class RedissonCoordinationContractTests extends AbstractCoordinationContractTests<LockProvider<?>> {
 
 	private static RedissonClient admin;
 

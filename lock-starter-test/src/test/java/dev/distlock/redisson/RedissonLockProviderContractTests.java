@@ -13,7 +13,7 @@ import org.redisson.api.RedissonClient;
  * The provider contract on the shared Redis (127.0.0.1:6379), every type; each provider has its own
  * {@link RedissonClient}, as each process would.
  */
-class RedissonLockProviderContractTests extends AbstractLockProviderContractTests {
+class RedissonLockProviderContractTests extends AbstractLockProviderContractTests<LockProvider<?>> {
 
 	private static RedissonClient admin;
 

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.distlock.core.LockType;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,7 +16,8 @@ import org.redisson.api.RedissonClient;
  * the other types must be refused). Tagged {@code fault} because it runs its own servers.
  */
 @Tag("fault")
-class RedissonQuorumLockProviderContractTests extends AbstractLockProviderContractTests {
+class RedissonQuorumLockProviderContractTests
+		extends AbstractLockProviderContractTests<RedissonQuorumLockProvider> {
 
 	private static RedisProcesses servers;
 
@@ -39,7 +39,7 @@ class RedissonQuorumLockProviderContractTests extends AbstractLockProviderContra
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() {
+	protected RedissonQuorumLockProvider createProvider() {
 		return RedissonQuorumLockProvider.connect(servers.addresses(), Duration.ofMillis(500), null);
 	}
 

@@ -9,13 +9,11 @@ import dev.distlock.core.Lease;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LatchProvider;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The coordination contract on a real, in-process ZooKeeper server; every provider has its own client and session,
  * as separate processes would.
  */
-class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTests {
+class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTests<ZooKeeperLockProvider> {
 
 	private static TestingServer server;
 
@@ -43,7 +41,7 @@ class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTes
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() throws Exception {
+	protected ZooKeeperLockProvider createProvider() throws Exception {
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
 		this.clients.add(client);
 		return new ZooKeeperLockProvider(client);
@@ -74,8 +72,7 @@ class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTes
 	 * the server, and the lock is free at once, before the hold is over.
 	 */
 	@Override
-	@Test
-	protected void holdOutlivesAHolderThatStopsTalkingToTheBackend() throws Exception {
+	protected void assertHoldOutlivesAHolderThatStopsTalkingToTheBackend() throws Exception {
 		LockTemplate first = newProcess();
 		CuratorFramework holderClient = this.clients.get(this.clients.size() - 1);
 		LockTemplate second = newProcess();

@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.List;
 
 import dev.distlock.core.LockType;
-import dev.distlock.core.spi.LockProvider;
 import dev.distlock.test.AbstractLockProviderContractTests;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -22,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sessions are still open, which proves that timed-out, try-once, expired and released attempts all delete their
  * nodes.
  */
-class ZooKeeperLockProviderContractTests extends AbstractLockProviderContractTests {
+class ZooKeeperLockProviderContractTests extends AbstractLockProviderContractTests<ZooKeeperLockProvider> {
 
 	private static TestingServer server;
 
@@ -49,7 +48,7 @@ class ZooKeeperLockProviderContractTests extends AbstractLockProviderContractTes
 	}
 
 	@Override
-	protected LockProvider<?> createProvider() throws Exception {
+	protected ZooKeeperLockProvider createProvider() throws Exception {
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
 		this.clients.add(client);
 		return new ZooKeeperLockProvider(client);
