@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <H> the backend's handle type
  */
-final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.Holder, LockAttempt.LossListener {
+final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.Holder, LockAttempt.LeaseLink {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
 
@@ -200,6 +200,11 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		if (this.published) {
 			markLost(reason);
 		}
+	}
+
+	@Override
+	public boolean isReleased() {
+		return this.state == RELEASED;
 	}
 
 	// ---------------------------------------------------------------- what the engine reads

@@ -33,7 +33,7 @@ public final class LockAttempt {
 
 	private final long deadlineNanos;
 
-	private final @Nullable LossListener lossListener;
+	private final @Nullable LeaseLink link;
 
 	private @Nullable String owner; // built on first use: in-JVM backends never need the string
 
@@ -64,10 +64,10 @@ public final class LockAttempt {
 	 * @param ownerPrefix the owner token, or its prefix when {@code ownerSequence} is not negative
 	 * @param ownerSequence appended to the prefix to make the owner token, or {@code -1} for none
 	 * @param deadlineNanos when every backend call of the acquisition must have returned
-	 * @param lossListener told when the backend {@link #reportLost reports} the lock gone, or {@code null}
+	 * @param link the core's lease this attempt is for, or {@code null} (a backend's own tests)
 	 */
 	public LockAttempt(String key, LockType type, int permits, Duration lease, String ownerPrefix, long ownerSequence,
-			long deadlineNanos, @Nullable LossListener lossListener) {
+			long deadlineNanos, @Nullable LeaseLink link) {
 		this.key = key;
 		this.type = type;
 		this.permits = permits;
@@ -75,7 +75,7 @@ public final class LockAttempt {
 		this.ownerPrefix = ownerPrefix;
 		this.ownerSequence = ownerSequence;
 		this.deadlineNanos = deadlineNanos;
-		this.lossListener = lossListener;
+		this.link = link;
 	}
 
 	/**
@@ -171,9 +171,9 @@ public final class LockAttempt {
 	public void reportLost(String reason) {
 		if (this.lostReason == null) {
 			this.lostReason = reason;
-			LossListener listener = this.lossListener;
-			if (listener != null) {
-				listener.lost(reason);
+			LeaseLink current = this.link;
+			if (current != null) {
+				current.lost(reason);
 			}
 		}
 	}
@@ -186,22 +186,40 @@ public final class LockAttempt {
 		return this.lostReason;
 	}
 
+	/**
+	 * Whether the holder already released the lease granted to this attempt. A backend that still holds the lock then
+	 * keeps it only for a hold-at-least ({@code LockRequest.holdAtLeast()}, {@code Lease.extend(lease, holdAtLeast)})
+	 * and must leave it until the end of that hold: a doubt about its connection is no reason to delete it, since there
+	 * is no holder left to tell.
+	 * @return {@code true} once the lease was released
+	 */
+	public boolean isReleased() {
+		LeaseLink current = this.link;
+		return current != null && current.isReleased();
+	}
+
 	@Override
 	public String toString() {
 		return this.type + " '" + this.key + "' for " + owner();
 	}
 
 	/**
-	 * Who is told that a backend {@link #reportLost reported} the lock gone: the core's lease.
+	 * What an attempt knows of the core's lease it is for: it tells the lease that the backend
+	 * {@link #reportLost reported} the lock gone, and asks whether the holder released it.
 	 */
-	@FunctionalInterface
-	public interface LossListener {
+	public interface LeaseLink {
 
 		/**
 		 * The backend reported the lock gone; may come before the grant is answered, from any thread.
 		 * @param reason what happened
 		 */
 		void lost(String reason);
+
+		/**
+		 * Whether the holder released the lease (a hold-at-least may keep the lock on the backend after that).
+		 * @return {@code true} once released
+		 */
+		boolean isReleased();
 
 	}
 
