@@ -150,6 +150,17 @@ public final class LockAttempt {
 		}
 	}
 
+	/**
+	 * Whether the holder already released the lease granted to this attempt. A backend that still holds the lock
+	 * then keeps it only for a hold-at-least ({@link LockRequest#holdAtLeast()}) and must leave it to the end of that
+	 * hold: a doubt about its connection is no reason to delete it, since there is no holder left to tell.
+	 * @return {@code true} once the lease was released
+	 */
+	public boolean isReleased() {
+		ManagedLease<?> current = this.boundLease;
+		return current != null && current.state() == LeaseLife.RELEASED;
+	}
+
 	void bind(ManagedLease<?> lease) {
 		this.boundLease = lease;
 		String reason = this.lostReason;
