@@ -95,7 +95,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	 * @param client a started Curator client (the caller closes it); its retry policy applies within each call's
 	 * bound
 	 * @param basePath the node all locks live under, e.g. {@code /distlock}
-	 * @throws dev.distlock.core.LockConfigurationException if the base path is invalid
+	 * @throws LockConfigurationException if the base path is invalid
 	 */
 	public ZooKeeperLockProvider(CuratorFramework client, String basePath) {
 		this(client, basePath, RECHECK, DEFAULT_CALL_TIMEOUT);
@@ -445,7 +445,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		 * acquisition's calls may run ({@code distlock.call-timeout}); whatever the client's connection timeout.
 		 * @param callTimeout a positive duration
 		 * @return this builder
-		 * @throws dev.distlock.core.LockConfigurationException if it is not positive
+		 * @throws LockConfigurationException if it is not positive
 		 */
 		public Builder callTimeout(Duration callTimeout) {
 			if (callTimeout == null || callTimeout.isNegative() || callTimeout.isZero()) {
@@ -459,7 +459,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		/**
 		 * Creates the provider.
 		 * @return the provider
-		 * @throws dev.distlock.core.LockConfigurationException if the base path is invalid
+		 * @throws LockConfigurationException if the base path is invalid
 		 */
 		public ZooKeeperLockProvider build() {
 			return new ZooKeeperLockProvider(this.client, this.basePath, RECHECK, this.callTimeout);
