@@ -32,7 +32,7 @@ import org.springframework.context.annotation.Import;
 		afterName = "org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration")
 @ConditionalOnClass(CuratorFramework.class)
 @ConditionalOnLockProvider("zookeeper")
-@EnableConfigurationProperties(ZooKeeperLockProperties.class)
+@EnableConfigurationProperties({ ZooKeeperLockProperties.class, DistlockProperties.class })
 @Import({ ZooKeeperLockAutoConfiguration.ClientConfiguration.class,
 		ZooKeeperLockAutoConfiguration.ProviderConfiguration.class })
 public final class ZooKeeperLockAutoConfiguration {
@@ -74,8 +74,12 @@ public final class ZooKeeperLockAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ZooKeeperLockProvider zooKeeperLockProvider(CuratorFramework client, ZooKeeperLockProperties properties) {
-			return new ZooKeeperLockProvider(client, properties.getBasePath());
+		ZooKeeperLockProvider zooKeeperLockProvider(CuratorFramework client, ZooKeeperLockProperties properties,
+				DistlockProperties distlock) {
+			return ZooKeeperLockProvider.builder(client)
+				.basePath(properties.getBasePath())
+				.callTimeout(distlock.getCallTimeout())
+				.build();
 		}
 
 	}

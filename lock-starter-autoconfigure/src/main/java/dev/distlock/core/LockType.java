@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 
 
+
 /**
  * The kinds of lock distlock offers. Every backend supports the types it lists in
  * {@code LockProvider.supportedTypes()}; asking for another fails with {@link LockConfigurationException}.

@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +23,10 @@ import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The provider's ZooKeeper calls, each bounded by a deadline. Curator's foreground calls wait up to the connection
- * timeout for a connection on every try and retry by the client's retry policy, with no overall limit, so one call
- * can outlast the caller's wait several times over. Here every call goes out in the background (Curator's retry
+ * The provider's ZooKeeper calls, each bounded by a deadline: an acquisition's by its wait plus the call timeout, any
+ * other by the call timeout, whatever the client's connection timeout. Curator's foreground calls wait up to the
+ * connection timeout for a connection on every try and retry by the client's retry policy, with no overall limit, so
+ * one call can outlast the caller's wait several times over, and on a silent network nothing answers at all. Here every call goes out in the background (Curator's retry
  * policy still applies to it) and the caller waits for the reply only until the deadline, then fails with a
  * {@link TimeoutException}; a call that is still running goes on in the background, and a create that succeeds after
  * its caller gave up is deleted at once.
@@ -43,31 +45,20 @@ final class ZooKeeperCalls {
 	 */
 	private volatile @Nullable Thread eventThread;
 
-	ZooKeeperCalls(CuratorFramework client) {
+	private final long callTimeoutNanos;
+
+	ZooKeeperCalls(CuratorFramework client, Duration callTimeout) {
 		this.client = client;
+		this.callTimeoutNanos = callTimeout.toNanos();
 	}
 
 	/**
-	 * The deadline of every call made on behalf of an acquisition: one connection timeout after its wait ends. A call
-	 * may wait for a connection, and Curator may retry it, until then, so a waiter rides out a short disconnection
-	 * within its wait, and a try-once waits for a connection as long as the client's connection timeout.
-	 * @param waitDeadlineNanos the end of the acquisition's wait, on the {@link System#nanoTime()} scale
-	 * @return the calls' deadline
-	 */
-	long deadline(long waitDeadlineNanos) {
-		return waitDeadlineNanos + connectionTimeoutNanos();
-	}
-
-	/**
-	 * The deadline of a call made now on no acquisition's behalf (a renewal): one connection timeout from now.
+	 * The deadline of a call made now on no acquisition's behalf (a renewal, a release, a health check): one call
+	 * timeout from now. An acquisition's calls use {@link dev.distlock.core.spi.LockAttempt#deadlineNanos()} instead.
 	 * @return the call's deadline
 	 */
 	long deadline() {
-		return System.nanoTime() + connectionTimeoutNanos();
-	}
-
-	private long connectionTimeoutNanos() {
-		return TimeUnit.MILLISECONDS.toNanos(this.client.getZookeeperClient().getConnectionTimeoutMs());
+		return System.nanoTime() + this.callTimeoutNanos;
 	}
 
 	/**
@@ -263,7 +254,7 @@ final class ZooKeeperCalls {
 		}
 		catch (TimeoutException ex) {
 			throw new TimeoutException("ZooKeeper did not answer " + operation + " " + path
-					+ " in time (bounded by the connection timeout beyond the wait)");
+					+ " in time (bounded by the wait plus distlock.call-timeout)");
 		}
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof Exception cause) ? cause : ex;

@@ -8,25 +8,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockWaiter;
 import dev.distlock.core.spi.WakeUpSignal;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
@@ -51,16 +42,16 @@ import org.jspecify.annotations.Nullable;
  * take the lock, and no client ever deletes another's node. Renewal is a {@code setData} of the node (a write, ordered through the leader), which fails
  * if the node is gone; the node's data is the owner token, the lease and the full key, for operators.
  * <p>
- * <b>Sessions</b>: SUSPENDED puts every lease in doubt: it is logged, and if the connection is not back while the
- * servers certainly still keep the session (a session timeout after the last request they answered, at least a third
- * of it after the loss), the leases are reported lost; a leader election, which keeps the session, usually ends well
- * within that. LOST (session expired) reports them lost at once. Either way the nodes are deleted with Curator's
- * guaranteed delete, which retries after reconnecting, as are nodes released while disconnected; nodes are created
- * with Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
+ * <b>Sessions</b>: a connection in doubt for too long, or a session lost, ends the held leases (see
+ * {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed delete, which retries after reconnecting,
+ * as are nodes released while disconnected. A lock its holder already released but keeps for a hold-at-least stays
+ * while the session may still live: its hold ends at its own time, or with the session. Nodes are created with
+ * Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
  * <p>
- * <b>Bounds</b>: every call of an acquisition ends one connection timeout after its wait at the latest, Curator's
- * waits for a connection and its retries included (see {@link ZooKeeperCalls}); a renewal or a release waits at most
- * one connection timeout.
+ * <b>Bounds</b>: every call of an acquisition returns by {@link LockAttempt#deadlineNanos()} (the wait plus
+ * {@code distlock.call-timeout}), Curator's waits for a connection and its retries included; a renewal, a release or
+ * a health check waits at most the call timeout (see {@link ZooKeeperCalls}). A call cut off there goes on in the
+ * background, and a node it creates late is deleted by its own path.
  *
  * @since 0.1.0
  */
@@ -69,14 +60,13 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	/** The base path used when none is given. */
 	public static final String DEFAULT_BASE_PATH = "/distlock";
 
+	/** The call timeout used when none is given: {@code distlock.call-timeout}'s default. */
+	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
+
 	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
-	private static final Log logger = LogFactory.getLog(ZooKeeperLockProvider.class);
-
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
-
-	private static final AtomicInteger instances = new AtomicInteger();
 
 	private final CuratorFramework client;
 
@@ -86,50 +76,67 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	private final long recheckNanos;
 
-	private final ScheduledThreadPoolExecutor scheduler;
-
 	private final Map<String, ZooKeeperHeldLock> held = new ConcurrentHashMap<>();
 
 	private final NodeWatcher watcher = new NodeWatcher();
 
-	private final ConnectionStateListener stateListener = (client, state) -> stateChanged(state);
-
-	/** Send time of the last request the servers answered; far in the past until there is one. */
-	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
-
-	private volatile @Nullable ScheduledFuture<?> doubt;
+	private final SessionDoubt session;
 
 	/**
 	 * Creates a provider under {@value #DEFAULT_BASE_PATH}.
-	 * @param client a started Curator client; its retry policy and timeouts apply
+	 * @param client a started Curator client; its retry policy applies within each call's bound
 	 */
 	public ZooKeeperLockProvider(CuratorFramework client) {
 		this(client, DEFAULT_BASE_PATH);
 	}
 
 	/**
-	 * Creates a provider.
-	 * @param client a started Curator client (the caller closes it); its retry policy and timeouts apply
+	 * Creates a provider with the {@linkplain #DEFAULT_CALL_TIMEOUT default call timeout}.
+	 * @param client a started Curator client (the caller closes it); its retry policy applies within each call's
+	 * bound
 	 * @param basePath the node all locks live under, e.g. {@code /distlock}
-	 * @throws dev.distlock.core.LockConfigurationException if the base path is invalid
+	 * @throws LockConfigurationException if the base path is invalid
 	 */
 	public ZooKeeperLockProvider(CuratorFramework client, String basePath) {
-		this(client, basePath, RECHECK);
+		this(client, basePath, RECHECK, DEFAULT_CALL_TIMEOUT);
 	}
 
 	ZooKeeperLockProvider(CuratorFramework client, String basePath, Duration recheck) {
+		this(client, basePath, recheck, DEFAULT_CALL_TIMEOUT);
+	}
+
+	private ZooKeeperLockProvider(CuratorFramework client, String basePath, Duration recheck, Duration callTimeout) {
 		this.client = client;
-		this.calls = new ZooKeeperCalls(client);
+		this.calls = new ZooKeeperCalls(client, callTimeout);
 		this.recheckNanos = recheck.toNanos();
 		this.paths = new LockNodePaths(basePath);
-		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
-			Thread thread = new Thread(runnable, "distlock-zookeeper-" + instances.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
+		this.session = new SessionDoubt(client, new SessionDoubt.Holds() {
+
+			@Override
+			public int count() {
+				return ZooKeeperLockProvider.this.held.size();
+			}
+
+			@Override
+			public void loseAll(String reason, boolean sessionGone) {
+				ZooKeeperLockProvider.this.loseAll(reason, sessionGone);
+			}
+
+			@Override
+			public void wakeWaiters() {
+				ZooKeeperLockProvider.this.watcher.wakeAll();
+			}
+
 		});
-		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-		client.getConnectionStateListenable().addListener(this.stateListener);
+	}
+
+	/**
+	 * A builder for a provider on a started Curator client (the caller closes it).
+	 * @param client the client; its retry policy applies within each call's bound
+	 * @return the builder
+	 */
+	public static Builder builder(CuratorFramework client) {
+		return new Builder(client);
 	}
 
 	@Override
@@ -151,23 +158,14 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * One attempt: queue a node, and take it back out unless it holds the lock at once.
-	 */
-
-	/**
 	 * Queues one node and waits in place: the node is created once and kept while the waiter watches the node
 	 * ahead of it, re-checking on every event and at least every {@link #RECHECK}; if the node vanishes (its session
 	 * expired), a new one is queued. A node that does not end up holding the lock is deleted before this returns or
-	 * throws.
+	 * throws. Every call returns by the attempt's {@link LockAttempt#deadlineNanos() deadline}.
 	 */
 	@Override
 	public @Nullable ZooKeeperHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-		return queue(attempt, waiter);
-	}
-
-	private @Nullable ZooKeeperHeldLock queue(LockAttempt attempt, @Nullable LockWaiter waiter) throws Exception {
-		// every call below ends by one connection timeout after the wait at the latest, retries included
-		long until = this.calls.deadline((waiter != null) ? waiter.deadlineNanos() : System.nanoTime());
+		long until = attempt.deadlineNanos();
 		this.calls.awaitConnection(until);
 		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
 		byte[] data = data(attempt, attempt.lease());
@@ -178,13 +176,10 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		boolean granted = false;
 		try {
 			List<String> children = null;
-			long checkSent = 0;
 			while (true) {
 				if (own == null) {
-					long createSent = System.nanoTime();
-					ZooKeeperCalls.Created created = this.calls
-						.createSequential(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-", data, until);
-					confirmed(createSent);
+					ZooKeeperCalls.Created created = create(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-",
+							data, until);
 					own = created.path();
 					token = created.czxid();
 					if (token == 0) {
@@ -196,9 +191,9 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 				}
 				if (children == null) {
 					attempt.markSent();
-					checkSent = System.nanoTime();
+					long sent = System.nanoTime();
 					children = this.calls.children(lockPath, until);
-					confirmed(checkSent);
+					this.session.confirmed(sent);
 				}
 				LockQueue.Position position = (token != 0)
 						? LockQueue.position(queueOf(lockPath, children, until), ZKPaths.getNodeFromPath(own),
@@ -219,7 +214,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					granted = true;
 					return lock;
 				}
-				if (waiter == null || waiter.isTryOnce() || waiter.remaining().isZero()) {
+				if (waiter.isTryOnce() || waiter.remaining().isZero()) {
 					return null;
 				}
 				unwatch(watched, wakeup);
@@ -242,10 +237,9 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					attempt.markSent();
 					long sent = System.nanoTime();
 					List<String> again = this.calls.children(lockPath, until);
-					confirmed(sent);
+					this.session.confirmed(sent);
 					if (!position.equals(LockQueue.position(queueOf(lockPath, again, until),
 							ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()))) {
-						checkSent = sent;
 						children = again;
 						continue;
 					}
@@ -260,7 +254,28 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		finally {
 			unwatch(watched, wakeup);
 			if (!granted && own != null) {
-				delete(own, until);
+				delete(own, Math.min(until, this.calls.deadline()));
+			}
+		}
+	}
+
+	/**
+	 * Queues a node. The lock node that holds the queue is a container, which the servers reap once it is empty: one
+	 * reaped between Curator creating it and creating the node in it fails the create with "no node", so the create
+	 * is tried again (it creates the parents again) until the deadline.
+	 */
+	private ZooKeeperCalls.Created create(String path, byte[] data, long until) throws Exception {
+		while (true) {
+			long sent = System.nanoTime();
+			try {
+				ZooKeeperCalls.Created created = this.calls.createSequential(path, data, until);
+				this.session.confirmed(sent);
+				return created;
+			}
+			catch (KeeperException.NoNodeException ex) {
+				if (until - System.nanoTime() <= 0) {
+					throw ex;
+				}
 			}
 		}
 	}
@@ -275,19 +290,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			return nodes;
 		}
 		List<String> names = nodes.stream().map(LockQueue.Node::name).toList();
-		return LockQueue.inCreationOrder(nodes,
-				this.calls.creationZxids(lockPath, names, until));
-	}
-
-	/**
-	 * Records that the servers answered a request sent at the given time, so they heard from the session then.
-	 * @param sentNanos when the request was sent
-	 */
-	private void confirmed(long sentNanos) {
-		// a lost race keeps an older time, which only makes the doubt window end earlier
-		if (sentNanos - this.lastConfirmedNanos > 0) {
-			this.lastConfirmedNanos = sentNanos;
-		}
+		return LockQueue.inCreationOrder(nodes, this.calls.creationZxids(lockPath, names, until));
 	}
 
 	private void unwatch(Set<String> watched, WakeUpSignal wakeup) {
@@ -309,7 +312,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			}
 			return false;
 		}
-		confirmed(sent);
+		this.session.confirmed(sent);
 		// a hold that ended meanwhile (session lost) stays ended: the renewal came too late
 		return !zkLock.isFinished();
 	}
@@ -323,8 +326,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	/**
 	 * Nothing is left to clean up: {@link #acquire(LockAttempt, LockWaiter)} deletes a node that does not hold the
-	 * lock before it returns or throws, and a create whose reply was lost is found or deleted by Curator's protected
-	 * mode.
+	 * lock before it returns or throws, and a create whose reply came late or was lost is deleted by its own path
+	 * (see {@link ZooKeeperCalls}) or found and deleted by Curator's protected mode.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
@@ -343,7 +346,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			long sent = System.nanoTime();
 			try {
 				if (this.calls.deleteOnce(path, until)) {
-					confirmed(sent);
+					this.session.confirmed(sent);
 					return;
 				}
 			}
@@ -354,92 +357,19 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		this.calls.deleteInBackground(path);
 	}
 
-	private void loseAll(String reason) {
+	/**
+	 * Ends the held locks: the holder learns first; only then may another client get the lock. A lock whose holder
+	 * already released it (kept for a hold-at-least) is left alone unless the session is certainly gone: if the
+	 * session lives on, deleting its node would let another process in before the hold ends, and if it does not, the
+	 * servers delete the node themselves.
+	 */
+	private void loseAll(String reason, boolean sessionGone) {
 		for (ZooKeeperHeldLock lock : this.held.values()) {
-			if (lock.finish()) {
-				lose(lock, reason);
+			if ((sessionGone || !lock.attempt().isReleased()) && lock.finish()) {
+				this.held.remove(lock.path(), lock);
+				lock.attempt().reportLost(reason);
+				this.calls.deleteInBackground(lock.path());
 			}
-		}
-	}
-
-	/**
-	 * Ends a hold that is already marked finished: the holder learns first; only then may another client get the
-	 * lock.
-	 */
-	private void lose(ZooKeeperHeldLock lock, String reason) {
-		this.held.remove(lock.path(), lock);
-		lock.attempt().reportLost(reason);
-		this.calls.deleteInBackground(lock.path());
-	}
-
-	private void stateChanged(ConnectionState state) {
-		switch (state) {
-			case SUSPENDED -> suspended();
-			case LOST -> execute(() -> {
-				cancelDoubt();
-				if (!this.held.isEmpty()) {
-					logger.warn("ZooKeeper session lost: " + this.held.size() + " held lock(s) are lost");
-				}
-				loseAll("the ZooKeeper session expired; its nodes, and so the lock, are gone");
-				this.watcher.wakeAll();
-			});
-			case CONNECTED, RECONNECTED -> execute(() -> {
-				if (cancelDoubt() && !this.held.isEmpty()) {
-					logger.info("Reconnected to ZooKeeper; " + this.held.size() + " held lock(s) kept");
-				}
-				this.watcher.wakeAll();
-			});
-			default -> {
-			}
-		}
-	}
-
-	/**
-	 * Puts the held leases in doubt: they stay valid only while the servers cannot have expired the session yet. The
-	 * servers expire it a session timeout after they last heard from it, which was no earlier than the last request
-	 * they answered, and, because a client notices a silent connection after two thirds of the timeout, no earlier
-	 * than two thirds of it before now. A leader election, which keeps the session, usually ends well within that.
-	 */
-	private void suspended() {
-		long now = System.nanoTime();
-		long timeout = TimeUnit.MILLISECONDS.toNanos(sessionTimeoutMillis());
-		long safeUntil = Math.max(this.lastConfirmedNanos + timeout, now + timeout / 3) - timeout / 20;
-		long grace = Math.max(0, safeUntil - now);
-		if (!this.held.isEmpty()) {
-			logger.warn("Connection to ZooKeeper suspended: " + this.held.size() + " held lock(s) in doubt; they are "
-					+ "reported lost unless it comes back within " + TimeUnit.NANOSECONDS.toMillis(grace) + " ms");
-		}
-		try {
-			cancelDoubt();
-			this.doubt = this.scheduler.schedule(() -> {
-				if (!this.client.getZookeeperClient().isConnected()) {
-					loseAll("the connection to ZooKeeper was lost for " + TimeUnit.NANOSECONDS.toMillis(grace)
-							+ " ms, long enough for the servers to expire the session");
-				}
-			}, grace, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// closed
-		}
-	}
-
-	private int sessionTimeoutMillis() {
-		int negotiated = this.client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
-		return (negotiated > 0) ? negotiated : this.client.getZookeeperClient().getConnectionTimeoutMs();
-	}
-
-	private boolean cancelDoubt() {
-		ScheduledFuture<?> pending = this.doubt;
-		this.doubt = null;
-		return pending != null && pending.cancel(false);
-	}
-
-	private void execute(Runnable task) {
-		try {
-			this.scheduler.execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			// closed
 		}
 	}
 
@@ -459,13 +389,24 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Stops the session handling. Locks still held keep their nodes until released or until the
-	 * client's session ends.
+	 * Health check for indicators and the locks endpoint: waits for a connection and reads whether the base node
+	 * exists, which writes nothing (no node, no session), bounded by the call timeout.
+	 * @param probe unused: the check touches no lock
+	 */
+	@Override
+	public void checkHealth(LockAttempt probe) throws Exception {
+		long until = this.calls.deadline();
+		this.calls.awaitConnection(until);
+		this.calls.exists(this.paths.basePath(), null, until);
+	}
+
+	/**
+	 * Stops the session handling. Locks still held keep their nodes until released or until the client's session
+	 * ends.
 	 */
 	@Override
 	public void close() {
-		this.client.getConnectionStateListenable().removeListener(this.stateListener);
-		this.scheduler.shutdownNow();
+		this.session.close();
 		this.watcher.wakeAll();
 	}
 
@@ -475,56 +416,55 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * The provider's one watcher: ZooKeeper keeps a watcher once per path however often it is set, so waiters
-	 * register here by path instead, and a waiter that gave up leaves nothing behind but a one-shot watch.
+	 * Builds a {@link ZooKeeperLockProvider}.
 	 */
-	private static final class NodeWatcher implements Watcher {
+	public static final class Builder {
 
-		private final Map<String, Set<WakeUpSignal>> waiting = new ConcurrentHashMap<>();
+		private final CuratorFramework client;
 
-		void add(String path, WakeUpSignal wakeup) {
-			this.waiting.compute(path, (p, set) -> {
-				Set<WakeUpSignal> result = (set != null) ? set : ConcurrentHashMap.newKeySet();
-				result.add(wakeup);
-				return result;
-			});
+		private String basePath = DEFAULT_BASE_PATH;
+
+		private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+
+		private Builder(CuratorFramework client) {
+			this.client = client;
 		}
 
-		void remove(String path, WakeUpSignal wakeup) {
-			this.waiting.computeIfPresent(path, (p, set) -> {
-				set.remove(wakeup);
-				return set.isEmpty() ? null : set;
-			});
+		/**
+		 * The node all locks live under.
+		 * @param basePath the base path, e.g. {@code /distlock}
+		 * @return this builder
+		 */
+		public Builder basePath(String basePath) {
+			this.basePath = basePath;
+			return this;
 		}
 
-		void wakeAll() {
-			this.waiting.values().forEach((set) -> set.forEach(WakeUpSignal::signal));
-		}
-
-		@Override
-		public void process(WatchedEvent event) {
-			String path = event.getPath();
-			if (event.getType() == Event.EventType.None || path == null) {
-				wakeAll();
-				return;
+		/**
+		 * The longest a renewal, a release or a health check waits for its reply, and how far past its wait an
+		 * acquisition's calls may run ({@code distlock.call-timeout}); whatever the client's connection timeout.
+		 * @param callTimeout a positive duration
+		 * @return this builder
+		 * @throws LockConfigurationException if it is not positive
+		 */
+		public Builder callTimeout(Duration callTimeout) {
+			if (callTimeout == null || callTimeout.isNegative() || callTimeout.isZero()) {
+				throw new LockConfigurationException(
+						"The call timeout of the zookeeper lock provider must be positive, was " + callTimeout);
 			}
-			Set<WakeUpSignal> wakeups = this.waiting.get(path);
-			if (wakeups != null) {
-				wakeups.forEach(WakeUpSignal::signal);
-			}
+			this.callTimeout = callTimeout;
+			return this;
+		}
+
+		/**
+		 * Creates the provider.
+		 * @return the provider
+		 * @throws LockConfigurationException if the base path is invalid
+		 */
+		public ZooKeeperLockProvider build() {
+			return new ZooKeeperLockProvider(this.client, this.basePath, RECHECK, this.callTimeout);
 		}
 
 	}
 
-	/**
-	 * Health check for indicators and the locks endpoint: waits for a connection and reads whether the base node
-	 * exists, which writes nothing (no node, no session), bounded by the client's connection timeout.
-	 * @param probe unused: the check touches no lock
-	 */
-	@Override
-	public void checkHealth(LockAttempt probe) throws Exception {
-		long until = this.calls.deadline();
-		this.calls.awaitConnection(until);
-		this.calls.exists(this.paths.basePath(), null, until);
-	}
 }

@@ -2,12 +2,15 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockType;
+import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.local.LocalLockProvider;
 import dev.distlock.zookeeper.ZooKeeperLockProvider;
 import dev.distlock.zookeeper.ZooKeeperTestSupport;
@@ -27,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link ZooKeeperLockAutoConfiguration}, against a real in-process ZooKeeper server.
@@ -81,6 +85,22 @@ class ZooKeeperLockAutoConfigurationTests {
 			});
 		assertThat(created.get().getState()).as("client closed with the context")
 			.isEqualTo(CuratorFrameworkState.STOPPED);
+	}
+
+	@Test
+	void runWithCallTimeoutShouldBoundTheProvidersOwnCallsByIt() {
+		// nothing listens on port 1: the client never connects, so a health check waits for a connection until the
+		// provider's call timeout ends (1 s by default), not the connection timeout (15 s by default)
+		this.contextRunner
+			.withPropertyValues("distlock.zookeeper.connect-string=127.0.0.1:1", "distlock.call-timeout=200ms")
+			.run((context) -> {
+				ZooKeeperLockProvider provider = context.getBean(ZooKeeperLockProvider.class);
+				long start = System.nanoTime();
+				assertThatExceptionOfType(TimeoutException.class).isThrownBy(() -> provider
+					.checkHealth(new LockAttempt("probe", LockType.MUTEX, 1, Duration.ofSeconds(1), "probe")));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("health check with call-timeout 200ms")
+					.isBetween(Duration.ofMillis(150), Duration.ofMillis(700));
+			});
 	}
 
 	@Test

@@ -12,6 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockAcquisitionException;
@@ -22,6 +24,7 @@ import dev.distlock.core.LockType;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -330,6 +333,82 @@ class ZooKeeperLockProviderTests {
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		held.release();
 		next.release();
+		assertThat(lockNodes()).isEmpty();
+	}
+
+
+	@Test
+	void holdAtLeastOutlivesADoubtThatTheSessionSurvives() throws Exception {
+		LockTemplate a = process();
+		LockTemplate b = process();
+		CuratorFramework holderClient = this.clients.get(0);
+		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
+		Lease held = a.acquire(LockRequest.builder("kept").holdAtLeast(Duration.ofMinutes(1)).waitTime(Duration.ZERO)
+			.build());
+		// released at once: the node stays for the rest of the hold
+		held.release();
+		assertThat(lockNodes()).as("the kept node").hasSize(1);
+		// the doubt ends a session timeout (10 s) after the last answered request, here about 4.5 s after the stop;
+		// the restart comes before Curator gives the session up (10 s after the stop)
+		Thread.sleep(5000);
+		server.stop();
+		try {
+			Thread.sleep(7000);
+		}
+		finally {
+			server.restart();
+		}
+		assertThat(b.tryAcquire(LockRequest.builder("kept").waitTime(Duration.ofSeconds(5)).build()))
+			.as("another process inside the hold after the doubt passed").isEmpty();
+		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId())
+			.as("the session survived the suspension").isEqualTo(session);
+		assertThat(lockNodes()).as("the kept node is still there").hasSize(1);
+	}
+
+	@Test
+	void lockNodeReapedBetweenItsCreationAndTheQueuedNodeIsCreatedAgain() throws Exception {
+		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString());
+		this.clients.add(client);
+		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, this.basePath);
+		LockTemplate a = template(provider);
+		String lockPath = provider.paths().lockPath("reaped-race", LockType.MUTEX);
+		AtomicBoolean running = new AtomicBoolean(true);
+		AtomicInteger reaped = new AtomicInteger();
+		// what the container reaper does to an empty lock, many times a second instead of once a minute: delete the
+		// lock node, then the key node above it, each only while empty
+		String keyPath = lockPath.substring(0, lockPath.lastIndexOf('/'));
+		Future<?> reaper = this.executor.submit(() -> {
+			while (running.get()) {
+				for (String path : List.of(lockPath, keyPath)) {
+					try {
+						admin.delete().forPath(path);
+						reaped.incrementAndGet();
+					}
+					catch (KeeperException.NoNodeException | KeeperException.NotEmptyException ex) {
+						// nothing to reap now
+					}
+				}
+				Thread.sleep(1);
+			}
+			return null;
+		});
+		List<String> failures = new ArrayList<>();
+		try {
+			for (int i = 0; i < 300; i++) {
+				try {
+					a.acquire(LockRequest.builder("reaped-race").waitTime(Duration.ofSeconds(5)).build()).release();
+				}
+				catch (LockAcquisitionException ex) {
+					failures.add(i + ": " + ex.getCause());
+				}
+			}
+		}
+		finally {
+			running.set(false);
+			reaper.get(10, TimeUnit.SECONDS);
+		}
+		assertThat(failures).as("acquisitions that failed while the lock node was reaped").isEmpty();
+		assertThat(reaped.get()).as("lock nodes reaped between acquisitions").isPositive();
 		assertThat(lockNodes()).isEmpty();
 	}
 

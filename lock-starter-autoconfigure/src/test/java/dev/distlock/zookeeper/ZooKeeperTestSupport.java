@@ -107,7 +107,7 @@ public final class ZooKeeperTestSupport {
 	/**
 	 * Waits up to 20 s until exactly {@code count} queue nodes are under the base path.
 	 */
-	static void awaitLockNodes(CuratorFramework client, String basePath, int count) throws InterruptedException {
+	public static void awaitLockNodes(CuratorFramework client, String basePath, int count) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		List<String> nodes;
 		while ((nodes = lockNodes(client, basePath, "")).size() != count) {
