@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.util.UUID;
 
 /**
- * Where the benchmark subjects find their servers, read from system properties so that JMH forks and handoff
- * children see the same values: {@code bench.redis.host}/{@code bench.redis.port} (127.0.0.1:6379),
- * {@code bench.pg.url}/{@code bench.pg.user}/{@code bench.pg.password} (the {@code test} database on
- * 127.0.0.1:5432 as {@code postgres}), {@code bench.zk.connect} (unset: each subject starts an in-process
- * Curator {@code TestingServer}), and {@code bench.run.id} (unset: a random one; the two processes of a handoff
- * measurement share one). The run id is part of every key, so runs never meet.
+ * Where the benchmark subjects find their servers, read from system properties so that
+ * JMH forks and handoff children see the same values:
+ * {@code bench.redis.host}/{@code bench.redis.port} (127.0.0.1:6379),
+ * {@code bench.pg.url}/{@code bench.pg.user}/{@code bench.pg.password} (the {@code test}
+ * database on 127.0.0.1:5432 as {@code postgres}), {@code bench.zk.connect} (unset: each
+ * subject starts an in-process Curator {@code TestingServer}), and {@code bench.run.id}
+ * (unset: a random one; the two processes of a handoff measurement share one). The run id
+ * is part of every key, so runs never meet.
  *
  * @param redisHost Redis host
  * @param redisPort Redis port
@@ -22,7 +24,10 @@ import java.util.UUID;
 public record BenchConfig(String redisHost, int redisPort, String pgUrl, String pgUser, String pgPassword,
 		String zkConnect, String runId) {
 
-	/** Lease of every acquisition: long enough never to expire during a benchmark, short enough to clean up. */
+	/**
+	 * Lease of every acquisition: long enough never to expire during a benchmark, short
+	 * enough to clean up.
+	 */
 	public static final Duration LEASE = Duration.ofSeconds(30);
 
 	/** Wait of every acquisition: every subject blocks until it gets the lock. */

@@ -13,9 +13,10 @@ import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Starts the Spring Boot applications that the library subjects (distlock, lock4j) run in, with auto-configuration as
- * a user gets it. One classpath holds every library, so each application excludes the auto-configurations of the
- * others (distlock and lock4j both name a bean {@code lockTemplate}), and applications without a database exclude
+ * Starts the Spring Boot applications that the library subjects (distlock, lock4j) run
+ * in, with auto-configuration as a user gets it. One classpath holds every library, so
+ * each application excludes the auto-configurations of the others (distlock and lock4j
+ * both name a bean {@code lockTemplate}), and applications without a database exclude
  * Boot's DataSource auto-configurations.
  */
 final class BootContexts {
@@ -51,7 +52,10 @@ final class BootContexts {
 		return autoConfiguration.startsWith("dev.distlock.");
 	}
 
-	/** Boot's DataSource auto-configurations, which fail without {@code spring.datasource.url}. */
+	/**
+	 * Boot's DataSource auto-configurations, which fail without
+	 * {@code spring.datasource.url}.
+	 */
 	static boolean isJdbc(String autoConfiguration) {
 		return autoConfiguration.startsWith("org.springframework.boot.jdbc.");
 	}

@@ -14,26 +14,30 @@ import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
 
 /**
- * Process CPU per operation: the JVM's whole CPU time (benchmark threads, client I/O threads, timers, JIT, GC) divided
- * by the operations done. Unlike throughput on a shared 2-core machine, this barely depends on what else runs, so it
- * shows what a library itself costs per lock.
+ * Process CPU per operation: the JVM's whole CPU time (benchmark threads, client I/O
+ * threads, timers, JIT, GC) divided by the operations done. Unlike throughput on a shared
+ * 2-core machine, this barely depends on what else runs, so it shows what a library
+ * itself costs per lock.
  * <p>
- * As a JMH profiler ({@code -prof dev.distlock.bench.CpuPerOp}, which {@code run.sh} passes) it runs inside each
- * benchmark fork and adds these secondary results to every iteration (JMH keeps those of measurement iterations
- * only):
+ * As a JMH profiler ({@code -prof dev.distlock.bench.CpuPerOp}, which {@code run.sh}
+ * passes) it runs inside each benchmark fork and adds these secondary results to every
+ * iteration (JMH keeps those of measurement iterations only):
  * <ul>
- * <li>{@code cpu.us.per.op}: process CPU time over the iteration ÷ every operation of the iteration, the same
- * operation count JMH's gc profiler divides by for {@code gc.alloc.rate.norm};</li>
+ * <li>{@code cpu.us.per.op}: process CPU time over the iteration ÷ every operation of the
+ * iteration, the same operation count JMH's gc profiler divides by for
+ * {@code gc.alloc.rate.norm};</li>
  * <li>{@code cpu.cores}: that CPU time ÷ the iteration's wall time;</li>
- * <li>{@code load.before}, {@code load.after}: the 1-minute load average at the iteration's start and end;</li>
- * <li>{@code load.others}: cores that other processes kept busy during the iteration ({@link MachineLoad}).</li>
+ * <li>{@code load.before}, {@code load.after}: the 1-minute load average at the
+ * iteration's start and end;</li>
+ * <li>{@code load.others}: cores that other processes kept busy during the iteration
+ * ({@link MachineLoad}).</li>
  * </ul>
- * JMH runs a benchmark's trial-level set-up in its first iteration and tear-down in its last, so those two carry
- * the start or shutdown of the subject's application; {@code report.py} takes the median over measurement
- * iterations.
+ * JMH runs a benchmark's trial-level set-up in its first iteration and tear-down in its
+ * last, so those two carry the start or shutdown of the subject's application;
+ * {@code report.py} takes the median over measurement iterations.
  * <p>
- * Run on its own ({@code CpuPerOp <ops> <subject>...}) it times one thread's acquire + release cycles of each subject
- * outside JMH, three rounds after a warm-up.
+ * Run on its own ({@code CpuPerOp <ops> <subject>...}) it times one thread's acquire +
+ * release cycles of each subject outside JMH, three rounds after a warm-up.
  */
 public final class CpuPerOp implements InternalProfiler {
 
@@ -67,9 +71,8 @@ public final class CpuPerOp implements InternalProfiler {
 						AggregationPolicy.AVG),
 				new ScalarResult("cpu.cores", cpu / 1e9 / seconds, "cores", AggregationPolicy.AVG),
 				new ScalarResult("load.before", this.machineAtStart.loadAverage(), "load", AggregationPolicy.AVG),
-				new ScalarResult("load.after", machine.loadAverage(), "load", AggregationPolicy.AVG),
-				new ScalarResult("load.others", machine.otherCores(this.machineAtStart), "cores",
-						AggregationPolicy.AVG));
+				new ScalarResult("load.after", machine.loadAverage(), "load", AggregationPolicy.AVG), new ScalarResult(
+						"load.others", machine.otherCores(this.machineAtStart), "cores", AggregationPolicy.AVG));
 	}
 
 	public static void main(String[] args) throws Exception {

@@ -10,8 +10,9 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
- * {@code curator-mutex}: Curator's {@link InterProcessMutex}, one instance per lock path shared by the threads of this
- * JVM (it is thread-safe and re-entrant per thread), on one Curator client.
+ * {@code curator-mutex}: Curator's {@link InterProcessMutex}, one instance per lock path
+ * shared by the threads of this JVM (it is thread-safe and re-entrant per thread), on one
+ * Curator client.
  */
 final class CuratorMutex implements Subject {
 

@@ -13,11 +13,14 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * {@code distlock-<backend>-template} and {@code distlock-<backend>-annotation}: distlock in a Spring Boot application
- * configured through {@code application.yml}-style properties only ({@code distlock.provider} and the backend's
- * connection), as a user gets it. The template subject runs {@link LockTemplate#execute(LockRequest,
- * java.util.concurrent.Callable)}; the annotation subject calls a {@code @DistributedLock} method through its proxy
- * ({@code AnnotatedWork}, present once the aspect exists). Both lock with a 30 s lease and a 30 s wait.
+ * {@code distlock-<backend>-template} and {@code distlock-<backend>-annotation}: distlock
+ * in a Spring Boot application configured through {@code application.yml}-style
+ * properties only ({@code distlock.provider} and the backend's connection), as a user
+ * gets it. The template subject runs
+ * {@link LockTemplate#execute(LockRequest, java.util.concurrent.Callable)}; the
+ * annotation subject calls a {@code @DistributedLock} method through its proxy
+ * ({@code AnnotatedWork}, present once the aspect exists). Both lock with a 30 s lease
+ * and a 30 s wait.
  */
 final class Distlock implements Subject {
 
@@ -38,8 +41,10 @@ final class Distlock implements Subject {
 	 * @param config servers and run id
 	 * @param provider the value of {@code distlock.provider}
 	 * @param properties the backend's connection properties
-	 * @param annotated whether {@link #cycle} goes through the annotation (else through the template)
-	 * @param cleanup what to remove from the backend after the run, given the run id (part of every key)
+	 * @param annotated whether {@link #cycle} goes through the annotation (else through
+	 * the template)
+	 * @param cleanup what to remove from the backend after the run, given the run id
+	 * (part of every key)
 	 */
 	Distlock(BenchConfig config, String provider, Map<String, Object> properties, boolean annotated,
 			Function<String, AutoCloseable> cleanup, Class<?>... extraSources) throws Exception {
@@ -65,7 +70,9 @@ final class Distlock implements Subject {
 		this.cleanup = cleanup.apply(config.runId());
 	}
 
-	/** The application's {@link LockTemplate}, for drivers that build their own requests. */
+	/**
+	 * The application's {@link LockTemplate}, for drivers that build their own requests.
+	 */
 	LockTemplate template() {
 		return this.template;
 	}

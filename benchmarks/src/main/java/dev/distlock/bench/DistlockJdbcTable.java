@@ -5,8 +5,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 
 /**
- * The lock table of {@code distlock-jdbc-postgres}: one table kept across runs (created by distlock's schema
- * initializer), whose rows of a run are deleted after it.
+ * The lock table of {@code distlock-jdbc-postgres}: one table kept across runs (created
+ * by distlock's schema initializer), whose rows of a run are deleted after it.
  */
 final class DistlockJdbcTable {
 

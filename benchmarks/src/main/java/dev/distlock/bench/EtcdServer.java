@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * The etcd a subject talks to: the endpoints named by {@value #ENDPOINTS}, or one {@code etcd} process (Debian's
- * {@code etcd-server}, {@code /usr/bin/etcd}) on free loopback ports with a temporary data directory, owned by the
- * subject and killed with it.
+ * The etcd a subject talks to: the endpoints named by {@value #ENDPOINTS}, or one
+ * {@code etcd} process (Debian's {@code etcd-server}, {@code /usr/bin/etcd}) on free
+ * loopback ports with a temporary data directory, owned by the subject and killed with
+ * it.
  */
 final class EtcdServer implements AutoCloseable {
 
@@ -41,18 +42,18 @@ final class EtcdServer implements AutoCloseable {
 		}
 		Path binary = Paths.get("/usr/bin/etcd");
 		if (!Files.isExecutable(binary)) {
-			throw new IllegalStateException("/usr/bin/etcd not found: apt-get install etcd-server, or set -D"
-					+ ENDPOINTS);
+			throw new IllegalStateException(
+					"/usr/bin/etcd not found: apt-get install etcd-server, or set -D" + ENDPOINTS);
 		}
 		int clientPort = freePort();
 		int peerPort = freePort();
 		Path dir = Files.createTempDirectory("bench-etcd");
 		String client = "http://127.0.0.1:" + clientPort;
 		String peer = "http://127.0.0.1:" + peerPort;
-		Process process = new ProcessBuilder(List.of(binary.toString(), "--data-dir", dir.resolve("data").toString(),
-				"--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer,
-				"--initial-advertise-peer-urls", peer, "--initial-cluster", "default=" + peer, "--log-level", "warn",
-				"--logger", "zap"))
+		Process process = new ProcessBuilder(
+				List.of(binary.toString(), "--data-dir", dir.resolve("data").toString(), "--listen-client-urls", client,
+						"--advertise-client-urls", client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls",
+						peer, "--initial-cluster", "default=" + peer, "--log-level", "warn", "--logger", "zap"))
 			.redirectErrorStream(true)
 			.redirectOutput(dir.resolve("etcd.log").toFile())
 			.start();

@@ -24,32 +24,36 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.test.TestingServer;
 
 /**
- * Handoff latency: two JVMs ping-pong one lock, and each handoff is timed from the moment the holder starts releasing
- * to the moment the other process's blocked acquire returns.
+ * Handoff latency: two JVMs ping-pong one lock, and each handoff is timed from the moment
+ * the holder starts releasing to the moment the other process's blocked acquire returns.
  * <p>
- * Method. The two processes share a small memory-mapped file: the number of acquisitions so far ({@code seq}), the
- * wall-clock time at which the last holder started its release, and a flag saying that the next waiter has entered
- * its acquire. AttemptOutcome {@code k} belongs to process {@code k % 2}. The holder bumps {@code seq} (so the other
- * process calls {@code lock()} and blocks), waits until the other has entered {@code lock()} plus a margin
- * ({@code holdMs}, so the waiter is really parked on the backend's notification or poll), writes the wall-clock
- * time and releases. The new holder reads the time right after its {@code lock()} returns. Both sides use
- * {@link Instant#now()} (one system clock, nanosecond resolution on Linux), since {@code System.nanoTime()} has no
- * defined origin across JVMs. As a cross-check that needs no shared clock, each process also times, on its own
- * {@code nanoTime}, the span from its release to its next acquisition; minus the other process's hold (timed on the
- * other's clock) that span is two handoffs, whose mean must agree with the wall-clock mean.
+ * Method. The two processes share a small memory-mapped file: the number of acquisitions
+ * so far ({@code seq}), the wall-clock time at which the last holder started its release,
+ * and a flag saying that the next waiter has entered its acquire. AttemptOutcome
+ * {@code k} belongs to process {@code k % 2}. The holder bumps {@code seq} (so the other
+ * process calls {@code lock()} and blocks), waits until the other has entered
+ * {@code lock()} plus a margin ({@code holdMs}, so the waiter is really parked on the
+ * backend's notification or poll), writes the wall-clock time and releases. The new
+ * holder reads the time right after its {@code lock()} returns. Both sides use
+ * {@link Instant#now()} (one system clock, nanosecond resolution on Linux), since
+ * {@code System.nanoTime()} has no defined origin across JVMs. As a cross-check that
+ * needs no shared clock, each process also times, on its own {@code nanoTime}, the span
+ * from its release to its next acquisition; minus the other process's hold (timed on the
+ * other's clock) that span is two handoffs, whose mean must agree with the wall-clock
+ * mean.
  * <p>
- * The 1-minute load average before and after each subject and the CPU other processes used meanwhile (the two
- * children and this process count as ours; see {@link MachineLoad}) go into its line as {@code load_before},
- * {@code load_after} and {@code other_load}.
+ * The 1-minute load average before and after each subject and the CPU other processes
+ * used meanwhile (the two children and this process count as ours; see
+ * {@link MachineLoad}) go into its line as {@code load_before}, {@code load_after} and
+ * {@code other_load}.
  * <p>
- * Usage: {@code Handoff <out.jsonl> <rounds> <warmup> <holdMs> <maxSeconds> <subject>...} (the parent), which starts
- * the two children with this JVM's class path and {@code bench.*} properties, and an in-process ZooKeeper for the
- * ZooKeeper subjects.
+ * Usage: {@code Handoff <out.jsonl> <rounds> <warmup> <holdMs> <maxSeconds> <subject>...}
+ * (the parent), which starts the two children with this JVM's class path and
+ * {@code bench.*} properties, and an in-process ZooKeeper for the ZooKeeper subjects.
  */
 public final class Handoff {
 
-	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
-			ByteOrder.nativeOrder());
+	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
 	private static final int SEQ = 0;
 
@@ -111,7 +115,8 @@ public final class Handoff {
 		});
 		String runId = UUID.randomUUID().toString().substring(0, 8);
 		properties.add("-Dbench.run.id=" + runId);
-		if ((subject.contains("zookeeper") || subject.contains("curator")) && System.getProperty("bench.zk.connect") == null) {
+		if ((subject.contains("zookeeper") || subject.contains("curator"))
+				&& System.getProperty("bench.zk.connect") == null) {
 			zookeeper = new TestingServer(true);
 			properties.add("-Dbench.zk.connect=" + zookeeper.getConnectString());
 		}
@@ -147,8 +152,8 @@ public final class Handoff {
 					throw new IllegalStateException("child " + parity + " did not finish; see " + work);
 				}
 				if (child.exitValue() != 0) {
-					throw new IllegalStateException("child " + parity + " failed (exit " + child.exitValue()
-							+ "); see " + work.resolve("child-" + parity + ".log"));
+					throw new IllegalStateException("child " + parity + " failed (exit " + child.exitValue() + "); see "
+							+ work.resolve("child-" + parity + ".log"));
 				}
 			}
 		}
@@ -163,16 +168,19 @@ public final class Handoff {
 		}
 		MachineLoad after = MachineLoad.now();
 		String summary = summarize(subject, work, warmup);
-		return summary.substring(0, summary.length() - 1) + String.format(Locale.ROOT,
-				", \"load_before\": %s, \"load_after\": %s, \"other_load\": %s}", json(before.loadAverage()),
-				json(after.loadAverage()), json(after.otherCores(before)));
+		return summary.substring(0, summary.length() - 1)
+				+ String.format(Locale.ROOT, ", \"load_before\": %s, \"load_after\": %s, \"other_load\": %s}",
+						json(before.loadAverage()), json(after.loadAverage()), json(after.otherCores(before)));
 	}
 
 	private static String json(double value) {
 		return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%.2f", value);
 	}
 
-	/** Record of one acquisition k: wall-clock handoff latency, local acquire and release-start times. */
+	/**
+	 * Record of one acquisition k: wall-clock handoff latency, local acquire and
+	 * release-start times.
+	 */
 	private record AttemptOutcome(long k, long latencyNanos, long acquiredNano, long releasingNano) {
 	}
 
@@ -212,8 +220,7 @@ public final class Handoff {
 						+ "\"p99_us\": %.1f, \"max_us\": %.1f, \"mean_us\": %.1f, \"pair_mean_us\": %.1f, "
 						+ "\"pair_p50_us\": %.1f}",
 				subject, sorted.length, pct(sorted, 50) / 1e3, pct(sorted, 90) / 1e3, pct(sorted, 99) / 1e3,
-				sorted[sorted.length - 1] / 1e3, mean(sorted) / 1e3, mean(pairSorted) / 1e3,
-				pct(pairSorted, 50) / 1e3);
+				sorted[sorted.length - 1] / 1e3, mean(sorted) / 1e3, mean(pairSorted) / 1e3, pct(pairSorted, 50) / 1e3);
 	}
 
 	private static double pct(long[] sorted, double percentile) {
@@ -248,7 +255,8 @@ public final class Handoff {
 		}
 		StringBuilder records = new StringBuilder();
 		try (Subject subject = Subjects.open(subjectName, BenchConfig.fromSystemProperties())) {
-			// one acquisition alone first: connections, scripts and code paths are warm before the other starts
+			// one acquisition alone first: connections, scripts and code paths are warm
+			// before the other starts
 			subject.lock(key + ":warm-" + parity).unlock();
 			LONGS.getAndAdd(shared, READY, 1L);
 			long startedAt = System.currentTimeMillis();
@@ -280,7 +288,8 @@ public final class Handoff {
 				long acquiredNano = System.nanoTime();
 				long releasedAt = (long) LONGS.getVolatile(shared, RELEASED_AT);
 				LONGS.setVolatile(shared, SEQ, k + 1);
-				// hold until the other process is inside lock(), plus the margin, so it waits the backend's way
+				// hold until the other process is inside lock(), plus the margin, so it
+				// waits the backend's way
 				long enteredBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 				while ((long) LONGS.getVolatile(shared, ENTERED) != k + 2 && (long) LONGS.getVolatile(shared, STOP) == 0
 						&& System.nanoTime() - enteredBy < 0) {
@@ -294,8 +303,14 @@ public final class Handoff {
 				LONGS.setVolatile(shared, RELEASED_AT, wallNanos());
 				hold.unlock();
 				if (k > 0) {
-					records.append(k).append(' ').append(acquiredWall - releasedAt).append(' ').append(acquiredNano)
-						.append(' ').append(releasingNano).append('\n');
+					records.append(k)
+						.append(' ')
+						.append(acquiredWall - releasedAt)
+						.append(' ')
+						.append(acquiredNano)
+						.append(' ')
+						.append(releasingNano)
+						.append('\n');
 				}
 				else {
 					records.append(k).append(" 0 ").append(acquiredNano).append(' ').append(releasingNano).append('\n');

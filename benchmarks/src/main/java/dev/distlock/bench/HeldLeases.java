@@ -25,27 +25,34 @@ import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 
 /**
- * The scaling benchmark of held locks: one JVM holds {@code N} watchdog leases of distinct keys at once on one
- * backend and measures what keeping them costs while nothing else happens, over whole renewal periods:
+ * The scaling benchmark of held locks: one JVM holds {@code N} watchdog leases of
+ * distinct keys at once on one backend and measures what keeping them costs while nothing
+ * else happens, over whole renewal periods:
  * <ul>
- * <li>{@code cpu_pct}: the process's CPU time ({@code OperatingSystemMXBean}) per period ÷ the period, in % of one
- * core; {@code distlock_cpu_pct} the same for the threads whose names start with {@code distlock-}
- * ({@code ThreadMXBean}); the in-process ZooKeeper server's CPU is in the first;</li>
- * <li>{@code round_trips_per_period}: backend calls per period. Redis and JDBC: the renewer's
- * renewal batches (counted by {@link RenewalCounter}), each one backend call (pipelined scripts on one connection; one JDBC
- * batch on one connection). ZooKeeper: the packets the in-process server received (its JMX
- * {@code PacketsReceived}), as its provider renews lease by lease. {@code local}: none, there is no backend;</li>
- * <li>{@code distlock_threads}: live threads named {@code distlock-*}, the most seen at the start and end;</li>
- * <li>{@code heap_bytes_per_lease}: heap used after a full GC with the N leases held, minus the same before they were
- * acquired, ÷ N (the application was started and warmed before the first figure). With the in-process ZooKeeper
- * server the server's nodes are in it too;</li>
- * <li>{@code lost}: leases reported lost while held (renewals that did not keep up), which voids the row;
- * {@code lost_while_acquiring} those lost before the measurement began (acquiring stops at the first loss, and
- * {@code acquired} says how many were taken), {@code release_failures} releases that failed at the end.</li>
+ * <li>{@code cpu_pct}: the process's CPU time ({@code OperatingSystemMXBean}) per period
+ * ÷ the period, in % of one core; {@code distlock_cpu_pct} the same for the threads whose
+ * names start with {@code distlock-} ({@code ThreadMXBean}); the in-process ZooKeeper
+ * server's CPU is in the first;</li>
+ * <li>{@code round_trips_per_period}: backend calls per period. Redis and JDBC: the
+ * renewer's renewal batches (counted by {@link RenewalCounter}), each one backend call
+ * (pipelined scripts on one connection; one JDBC batch on one connection). ZooKeeper: the
+ * packets the in-process server received (its JMX {@code PacketsReceived}), as its
+ * provider renews lease by lease. {@code local}: none, there is no backend;</li>
+ * <li>{@code distlock_threads}: live threads named {@code distlock-*}, the most seen at
+ * the start and end;</li>
+ * <li>{@code heap_bytes_per_lease}: heap used after a full GC with the N leases held,
+ * minus the same before they were acquired, ÷ N (the application was started and warmed
+ * before the first figure). With the in-process ZooKeeper server the server's nodes are
+ * in it too;</li>
+ * <li>{@code lost}: leases reported lost while held (renewals that did not keep up),
+ * which voids the row; {@code lost_while_acquiring} those lost before the measurement
+ * began (acquiring stops at the first loss, and {@code acquired} says how many were
+ * taken), {@code release_failures} releases that failed at the end.</li>
  * </ul>
- * The watchdog runs with a short lease and interval ({@code bench.scaling.lease}, default 3 s;
- * {@code bench.scaling.interval}, default 1 s) so a period is short. Usage:
- * {@code HeldLeases <out.jsonl> <subject> <N> <periods>}; it appends one JSON line (or one with an {@code error}).
+ * The watchdog runs with a short lease and interval ({@code bench.scaling.lease}, default
+ * 3 s; {@code bench.scaling.interval}, default 1 s) so a period is short. Usage:
+ * {@code HeldLeases <out.jsonl> <subject> <N> <periods>}; it appends one JSON line (or
+ * one with an {@code error}).
  */
 public final class HeldLeases {
 
@@ -89,7 +96,8 @@ public final class HeldLeases {
 		String line = Json.object(row);
 		System.out.println(line);
 		Files.writeString(out, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-		// a ZooKeeper thread may outlive TestingServer.close() (field notes): do not wait for it
+		// a ZooKeeper thread may outlive TestingServer.close() (field notes): do not wait
+		// for it
 		System.exit(0);
 	}
 
@@ -98,70 +106,74 @@ public final class HeldLeases {
 		Map<String, Object> watchdog = Map.of("distlock.watchdog.lease", lease.toMillis() + "ms",
 				"distlock.watchdog.interval", interval.toMillis() + "ms");
 		try (Distlock distlock = Subjects.openDistlock(subject, config, watchdog)) {
-			// the application's provider and settings, its renewal batches counted on the way
+			// the application's provider and settings, its renewal batches counted on the
+			// way
 			LockTemplate application = distlock.template();
 			RenewalCounter renewer = new RenewalCounter(application.defaultProvider());
 			try (LockTemplate template = new LockTemplate(List.of(renewer), renewer.name(), application.settings(),
 					List.of())) {
-			String prefix = "bench:" + config.runId() + ":held:";
-			// start-up, JIT and the backend's first connections are not the leases' cost
-			for (int i = 0; i < 2000; i++) {
-				template.acquire(request(prefix + "warm")).release();
-			}
-			long heapBefore = usedHeapAfterGc();
-			AtomicInteger lost = new AtomicInteger();
-			List<List<Lease>> held = new ArrayList<>();
-			long acquireStart = System.nanoTime();
-			// the first lost lease shows the renewals no longer keep up: acquiring more would only take longer
-			runOnWorkers((worker, leases) -> {
-				for (int k = worker; k < n && lost.get() == 0; k += THREADS) {
-					leases.add(template.acquire(request(prefix + k)).onLost(lost::incrementAndGet));
+				String prefix = "bench:" + config.runId() + ":held:";
+				// start-up, JIT and the backend's first connections are not the leases'
+				// cost
+				for (int i = 0; i < 2000; i++) {
+					template.acquire(request(prefix + "warm")).release();
 				}
-			}, held);
-			row.put("acquire_s", (System.nanoTime() - acquireStart) / 1e9);
-			row.put("acquired", held.stream().mapToInt(List::size).sum());
-			row.put("watched", template.activeLeases().stream().filter(LeaseSnapshot::watchdog).count());
-			long heapHeld = usedHeapAfterGc();
-			row.put("heap_bytes_per_lease", (heapHeld - heapBefore) / (double) n);
-			// every lease has been renewed at least once before the figures start
-			Thread.sleep(2 * interval.toMillis());
-			int lostBefore = lost.get();
-			int threadsAtStart = distlockThreads().size();
-			Map<Long, Long> distlockCpuAtStart = distlockThreadCpu();
-			long batches = renewer.batches();
-			long packets = zooKeeperPackets();
-			long cpu = OS.getProcessCpuTime();
-			long wall = System.nanoTime();
-			MachineLoad machine = MachineLoad.now();
-			Thread.sleep(periods * interval.toMillis());
-			double seconds = (System.nanoTime() - wall) / 1e9;
-			double measuredPeriods = seconds * 1e3 / interval.toMillis();
-			long cpuNanos = OS.getProcessCpuTime() - cpu;
-			long batchCount = renewer.batches() - batches;
-			long packetCount = zooKeeperPackets() - packets;
-			row.put("other_load", MachineLoad.now().otherCores(machine));
-			row.put("periods", measuredPeriods);
-			row.put("cpu_pct", 100.0 * cpuNanos / 1e9 / seconds);
-			row.put("distlock_cpu_pct", 100.0 * cpuDelta(distlockCpuAtStart, distlockThreadCpu()) / 1e9 / seconds);
-			row.put("renewal_batches_per_period", batchCount / measuredPeriods);
-			row.put("round_trips_per_period", subject.equals("distlock-zookeeper") ? packetCount / measuredPeriods
-					: subject.equals("distlock-local-template") ? 0.0 : batchCount / measuredPeriods);
-			List<String> names = distlockThreads();
-			row.put("distlock_threads", Math.max(threadsAtStart, names.size()));
-			row.put("distlock_thread_names", String.join(" ", names));
-			row.put("lost", lost.get() - lostBefore);
-			row.put("lost_while_acquiring", lostBefore);
-			// a lease lost meanwhile may refuse its release; the figures above stand either way
-			AtomicInteger releaseFailures = new AtomicInteger();
-			runOnWorkers((worker, leases) -> held.get(worker).forEach((heldLease) -> {
-				try {
-					heldLease.release();
-				}
-				catch (RuntimeException ex) {
-					releaseFailures.incrementAndGet();
-				}
-			}), null);
-			row.put("release_failures", releaseFailures.get());
+				long heapBefore = usedHeapAfterGc();
+				AtomicInteger lost = new AtomicInteger();
+				List<List<Lease>> held = new ArrayList<>();
+				long acquireStart = System.nanoTime();
+				// the first lost lease shows the renewals no longer keep up: acquiring
+				// more would only take longer
+				runOnWorkers((worker, leases) -> {
+					for (int k = worker; k < n && lost.get() == 0; k += THREADS) {
+						leases.add(template.acquire(request(prefix + k)).onLost(lost::incrementAndGet));
+					}
+				}, held);
+				row.put("acquire_s", (System.nanoTime() - acquireStart) / 1e9);
+				row.put("acquired", held.stream().mapToInt(List::size).sum());
+				row.put("watched", template.activeLeases().stream().filter(LeaseSnapshot::watchdog).count());
+				long heapHeld = usedHeapAfterGc();
+				row.put("heap_bytes_per_lease", (heapHeld - heapBefore) / (double) n);
+				// every lease has been renewed at least once before the figures start
+				Thread.sleep(2 * interval.toMillis());
+				int lostBefore = lost.get();
+				int threadsAtStart = distlockThreads().size();
+				Map<Long, Long> distlockCpuAtStart = distlockThreadCpu();
+				long batches = renewer.batches();
+				long packets = zooKeeperPackets();
+				long cpu = OS.getProcessCpuTime();
+				long wall = System.nanoTime();
+				MachineLoad machine = MachineLoad.now();
+				Thread.sleep(periods * interval.toMillis());
+				double seconds = (System.nanoTime() - wall) / 1e9;
+				double measuredPeriods = seconds * 1e3 / interval.toMillis();
+				long cpuNanos = OS.getProcessCpuTime() - cpu;
+				long batchCount = renewer.batches() - batches;
+				long packetCount = zooKeeperPackets() - packets;
+				row.put("other_load", MachineLoad.now().otherCores(machine));
+				row.put("periods", measuredPeriods);
+				row.put("cpu_pct", 100.0 * cpuNanos / 1e9 / seconds);
+				row.put("distlock_cpu_pct", 100.0 * cpuDelta(distlockCpuAtStart, distlockThreadCpu()) / 1e9 / seconds);
+				row.put("renewal_batches_per_period", batchCount / measuredPeriods);
+				row.put("round_trips_per_period", subject.equals("distlock-zookeeper") ? packetCount / measuredPeriods
+						: subject.equals("distlock-local-template") ? 0.0 : batchCount / measuredPeriods);
+				List<String> names = distlockThreads();
+				row.put("distlock_threads", Math.max(threadsAtStart, names.size()));
+				row.put("distlock_thread_names", String.join(" ", names));
+				row.put("lost", lost.get() - lostBefore);
+				row.put("lost_while_acquiring", lostBefore);
+				// a lease lost meanwhile may refuse its release; the figures above stand
+				// either way
+				AtomicInteger releaseFailures = new AtomicInteger();
+				runOnWorkers((worker, leases) -> held.get(worker).forEach((heldLease) -> {
+					try {
+						heldLease.release();
+					}
+					catch (RuntimeException ex) {
+						releaseFailures.incrementAndGet();
+					}
+				}), null);
+				row.put("release_failures", releaseFailures.get());
 			}
 		}
 	}
@@ -172,8 +184,8 @@ public final class HeldLeases {
 	}
 
 	/**
-	 * Runs the task on {@link #THREADS} threads, each with its own list, and waits for them; a lease is released on
-	 * the thread that acquired it.
+	 * Runs the task on {@link #THREADS} threads, each with its own list, and waits for
+	 * them; a lease is released on the thread that acquired it.
 	 */
 	private static void runOnWorkers(WorkerTask task, List<List<Lease>> lists) throws Exception {
 		AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -231,7 +243,10 @@ public final class HeldLeases {
 		return cpu;
 	}
 
-	/** CPU the threads alive at the end used since the start (a thread started meanwhile counts from zero). */
+	/**
+	 * CPU the threads alive at the end used since the start (a thread started meanwhile
+	 * counts from zero).
+	 */
 	private static long cpuDelta(Map<Long, Long> start, Map<Long, Long> end) {
 		long total = 0;
 		for (Map.Entry<Long, Long> entry : end.entrySet()) {
@@ -242,7 +257,10 @@ public final class HeldLeases {
 		return total;
 	}
 
-	/** Packets received by the in-process ZooKeeper server(s), or 0 when none runs in this JVM. */
+	/**
+	 * Packets received by the in-process ZooKeeper server(s), or 0 when none runs in this
+	 * JVM.
+	 */
 	private static long zooKeeperPackets() throws Exception {
 		MBeanServer server = ManagementFactory.getPlatformMBeanServer();
 		long packets = 0;

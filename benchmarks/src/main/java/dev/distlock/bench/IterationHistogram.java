@@ -5,8 +5,9 @@ import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 
 /**
- * One benchmark thread's latency histogram of the current JMH iteration, handed to the run's {@link Latency} at the
- * end of a measurement iteration (warm-up iterations are dropped).
+ * One benchmark thread's latency histogram of the current JMH iteration, handed to the
+ * run's {@link Latency} at the end of a measurement iteration (warm-up iterations are
+ * dropped).
  */
 final class IterationHistogram {
 

@@ -11,10 +11,12 @@ import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.stub.StreamObserver;
 
 /**
- * {@code jetcd-lock}: etcd's own lock service through jetcd ({@link Lock#lock(ByteSequence, long)} with a lease, then
- * {@link Lock#unlock(ByteSequence)}), the raw ceiling of the etcd backend. The lock service keys a holder by its lease,
- * so each benchmark thread has an etcd lease of its own ({@link BenchConfig#LEASE}), kept alive by jetcd's keep-alive
- * stream; not re-entrant.
+ * {@code jetcd-lock}: etcd's own lock service through jetcd
+ * ({@link Lock#lock(ByteSequence, long)} with a lease, then
+ * {@link Lock#unlock(ByteSequence)}), the raw ceiling of the etcd backend. The lock
+ * service keys a holder by its lease, so each benchmark thread has an etcd lease of its
+ * own ({@link BenchConfig#LEASE}), kept alive by jetcd's keep-alive stream; not
+ * re-entrant.
  */
 final class JetcdLock implements Subject {
 

@@ -13,12 +13,14 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.IterationParams;
 
 /**
- * Does throughput stay flat as the key space grows? Eight threads acquire and release (empty critical section, 30 s
- * lease) a key drawn at random for each operation from {@code keys} distinct keys (8, 1,000 or 100,000), so the
- * local queue, the re-entry table and the backend see as many keys as a service holding one lock per tenant or
- * order would; with 8 keys threads also meet on a key now and then. The keys are built before the trial, so the
- * score holds no string building. Same profilers and latency histograms as {@link LockBenchmark}; its rows are
- * {@code keys8}, {@code keys1000}, {@code keys100000} in {@code results.json}.
+ * Does throughput stay flat as the key space grows? Eight threads acquire and release
+ * (empty critical section, 30 s lease) a key drawn at random for each operation from
+ * {@code keys} distinct keys (8, 1,000 or 100,000), so the local queue, the re-entry
+ * table and the backend see as many keys as a service holding one lock per tenant or
+ * order would; with 8 keys threads also meet on a key now and then. The keys are built
+ * before the trial, so the score holds no string building. Same profilers and latency
+ * histograms as {@link LockBenchmark}; its rows are {@code keys8}, {@code keys1000},
+ * {@code keys100000} in {@code results.json}.
  */
 public class KeySpreadBenchmark extends ThroughputBenchmark {
 

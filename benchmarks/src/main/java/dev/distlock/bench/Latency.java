@@ -9,11 +9,12 @@ import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * Per-operation latency of one benchmark run (one subject, one shape), merged from the threads' histograms of the
- * measurement iterations only, and written as JSON next to JMH's results for {@code report.py}. JMH's own
- * {@code Mode.SampleTime} would need a second run of every benchmark; timing each operation inside the throughput run
- * costs two {@code System.nanoTime()} calls (tens of ns against operations of tens of µs or more) and keeps ops/s and
- * percentiles from the same iterations.
+ * Per-operation latency of one benchmark run (one subject, one shape), merged from the
+ * threads' histograms of the measurement iterations only, and written as JSON next to
+ * JMH's results for {@code report.py}. JMH's own {@code Mode.SampleTime} would need a
+ * second run of every benchmark; timing each operation inside the throughput run costs
+ * two {@code System.nanoTime()} calls (tens of ns against operations of tens of µs or
+ * more) and keeps ops/s and percentiles from the same iterations.
  */
 final class Latency {
 

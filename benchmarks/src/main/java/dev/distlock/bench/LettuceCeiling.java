@@ -11,16 +11,19 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * {@code ceiling-lettuce}: the least any Redis lock with fencing and release notification can do, written straight
- * on Lettuce: one {@code EVALSHA} that sets the key if absent and increments its fence counter, one {@code EVALSHA}
- * that deletes it if still ours and publishes the release. Two round trips, nothing else: no re-entry, no lease
- * bookkeeping, no listeners. Threads of this JVM that want one key queue on a fair local lock first (so contention
- * never costs extra round trips), which is the most any one client can get out of one key. All threads share one
- * connection, as Spring Data Redis shares its native Lettuce connection.
+ * {@code ceiling-lettuce}: the least any Redis lock with fencing and release notification
+ * can do, written straight on Lettuce: one {@code EVALSHA} that sets the key if absent
+ * and increments its fence counter, one {@code EVALSHA} that deletes it if still ours and
+ * publishes the release. Two round trips, nothing else: no re-entry, no lease
+ * bookkeeping, no listeners. Threads of this JVM that want one key queue on a fair local
+ * lock first (so contention never costs extra round trips), which is the most any one
+ * client can get out of one key. All threads share one connection, as Spring Data Redis
+ * shares its native Lettuce connection.
  */
 final class LettuceCeiling implements Subject {
 
-	// KEYS[1] the lock, KEYS[2] its fence counter (one hash tag, one slot); ARGV[1] owner, ARGV[2] lease in ms
+	// KEYS[1] the lock, KEYS[2] its fence counter (one hash tag, one slot); ARGV[1]
+	// owner, ARGV[2] lease in ms
 	static final String ACQUIRE = """
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 				return redis.call('incr', KEYS[2])

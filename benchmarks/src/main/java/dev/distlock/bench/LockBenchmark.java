@@ -13,19 +13,24 @@ import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * Throughput of one critical section with an empty body (acquire + release), per subject, in four shapes:
+ * Throughput of one critical section with an empty body (acquire + release), per subject,
+ * in four shapes:
  * <ul>
- * <li>{@code oneThread} ({@code 1t}): one thread, one key, acquired and released over and over;</li>
- * <li>{@code eightThreadsEightKeys} ({@code 8t8k}): eight threads, each on its own key, sharing the subject's
- * client;</li>
- * <li>{@code eightThreadsOneKey} ({@code 8t1k}): eight threads on one key (contention inside one JVM);</li>
- * <li>{@code reentry}: one thread acquires and releases the key while it already holds it (the outer hold is taken
- * before each iteration and released after it), so the score is the cost of re-entry alone.</li>
+ * <li>{@code oneThread} ({@code 1t}): one thread, one key, acquired and released over and
+ * over;</li>
+ * <li>{@code eightThreadsEightKeys} ({@code 8t8k}): eight threads, each on its own key,
+ * sharing the subject's client;</li>
+ * <li>{@code eightThreadsOneKey} ({@code 8t1k}): eight threads on one key (contention
+ * inside one JVM);</li>
+ * <li>{@code reentry}: one thread acquires and releases the key while it already holds it
+ * (the outer hold is taken before each iteration and released after it), so the score is
+ * the cost of re-entry alone.</li>
  * </ul>
- * Every operation is also timed into a histogram ({@link Latency}) for p50/p99. One JVM fork per subject, so each
- * subject runs alone with only its own libraries' threads. {@code run.sh} adds two profilers: JMH's {@code gc}
- * (bytes allocated per operation, all threads of the fork) and {@link CpuPerOp} (process CPU per operation, and
- * what the rest of the machine did meanwhile).
+ * Every operation is also timed into a histogram ({@link Latency}) for p50/p99. One JVM
+ * fork per subject, so each subject runs alone with only its own libraries' threads.
+ * {@code run.sh} adds two profilers: JMH's {@code gc} (bytes allocated per operation, all
+ * threads of the fork) and {@link CpuPerOp} (process CPU per operation, and what the rest
+ * of the machine did meanwhile).
  */
 public class LockBenchmark extends ThroughputBenchmark {
 
@@ -58,9 +63,8 @@ public class LockBenchmark extends ThroughputBenchmark {
 	public static class Target {
 
 		@Param({ "ceiling-lettuce", "distlock-redis-template", "distlock-redis-annotation",
-				"distlock-redis-async-release", "distlock-redisson",
-				"redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j", "distlock-zookeeper", "curator-mutex",
-				"distlock-etcd", "jetcd-lock",
+				"distlock-redis-async-release", "distlock-redisson", "redisson-rlock", "si-redis-spin",
+				"si-redis-pubsub", "lock4j", "distlock-zookeeper", "curator-mutex", "distlock-etcd", "jetcd-lock",
 				"distlock-jdbc-postgres", "si-jdbc-postgres", "distlock-local-annotation", "distlock-local-template",
 				"plain-call" })
 		public String name;
@@ -124,7 +128,10 @@ public class LockBenchmark extends ThroughputBenchmark {
 
 	}
 
-	/** The outer hold of the re-entry benchmark, taken on the benchmark thread around each iteration. */
+	/**
+	 * The outer hold of the re-entry benchmark, taken on the benchmark thread around each
+	 * iteration.
+	 */
 	@State(Scope.Thread)
 	public static class Outer {
 

@@ -1,9 +1,10 @@
 package dev.distlock.bench;
 
 /**
- * The guarded work of the aspect-overhead benchmarks: a method that only counts its calls, made plainly
- * ({@code plain-call}), inside {@code LockTemplate.execute} ({@code distlock-local-template}) or through a
- * {@code @DistributedLock} proxy ({@code distlock-*-annotation}).
+ * The guarded work of the aspect-overhead benchmarks: a method that only counts its
+ * calls, made plainly ({@code plain-call}), inside {@code LockTemplate.execute}
+ * ({@code distlock-local-template}) or through a {@code @DistributedLock} proxy
+ * ({@code distlock-*-annotation}).
  */
 public interface LockedCall {
 

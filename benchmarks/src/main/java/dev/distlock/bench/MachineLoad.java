@@ -8,28 +8,35 @@ import java.nio.file.Path;
 import java.util.Set;
 
 /**
- * What the rest of the machine was doing while a figure was taken, read from Linux's {@code /proc}: the 1-minute
- * load average, and the CPU that processes other than this benchmark used.
+ * What the rest of the machine was doing while a figure was taken, read from Linux's
+ * {@code /proc}: the 1-minute load average, and the CPU that processes other than this
+ * benchmark used.
  * <p>
- * The load average alone cannot tell a quiet machine from a busy one here: the benchmark itself keeps threads
- * runnable (one busy caller drives it toward 1; eight callers, client threads and Redis toward 2 or more). The CPU
- * that others used is what disturbs a figure: all CPU time the kernel counted ({@code /proc/stat}) minus this
- * process, its parent and its reaped children (the JMH host; the handoff children) and the Redis and PostgreSQL
- * servers the subjects talk to ({@code redis-server} and {@code postgres} processes, including their reaped
- * children). A private server another test started under those names counts as ours, so its client's CPU shows but
- * its own does not.
+ * The load average alone cannot tell a quiet machine from a busy one here: the benchmark
+ * itself keeps threads runnable (one busy caller drives it toward 1; eight callers,
+ * client threads and Redis toward 2 or more). The CPU that others used is what disturbs a
+ * figure: all CPU time the kernel counted ({@code /proc/stat}) minus this process, its
+ * parent and its reaped children (the JMH host; the handoff children) and the Redis and
+ * PostgreSQL servers the subjects talk to ({@code redis-server} and {@code postgres}
+ * processes, including their reaped children). A private server another test started
+ * under those names counts as ours, so its client's CPU shows but its own does not.
  * <p>
  * Every figure is {@code NaN} where {@code /proc} cannot be read.
  *
  * @param wallNanos {@link System#nanoTime()} when taken
  * @param loadAverage the 1-minute load average
  * @param busyTicks non-idle CPU time of the whole machine, in clock ticks
- * @param ownTicks CPU time of this process, its parent and their reaped children, in clock ticks
- * @param serverTicks CPU time of the Redis and PostgreSQL server processes, in clock ticks
+ * @param ownTicks CPU time of this process, its parent and their reaped children, in
+ * clock ticks
+ * @param serverTicks CPU time of the Redis and PostgreSQL server processes, in clock
+ * ticks
  */
 record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownTicks, long serverTicks) {
 
-	/** {@code USER_HZ}: the unit of {@code /proc} CPU times on every Linux architecture the JDK runs on. */
+	/**
+	 * {@code USER_HZ}: the unit of {@code /proc} CPU times on every Linux architecture
+	 * the JDK runs on.
+	 */
 	private static final double TICKS_PER_SECOND = 100;
 
 	private static final Set<String> SERVERS = Set.of("redis-server", "postgres");
@@ -57,7 +64,8 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 			servers = serversTicks();
 		}
 		catch (IOException | RuntimeException ex) {
-			// not Linux, or a process vanished between listing and reading: the figures stay unknown
+			// not Linux, or a process vanished between listing and reading: the figures
+			// stay unknown
 		}
 		return new MachineLoad(wall, load, busy, own, servers);
 	}
@@ -78,7 +86,10 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 		return Math.max(0, others / TICKS_PER_SECOND / seconds);
 	}
 
-	/** user + nice + system + irq + softirq + steal of the {@code cpu} line (guest time is inside user). */
+	/**
+	 * user + nice + system + irq + softirq + steal of the {@code cpu} line (guest time is
+	 * inside user).
+	 */
 	private static long machineBusyTicks(String cpuLine) {
 		String[] f = cpuLine.trim().split("\\s+");
 		long busy = 0;
@@ -90,7 +101,10 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 		return busy;
 	}
 
-	/** utime + stime + cutime + cstime of {@code /proc/<pid>/stat} (fields 14–17; the name may hold spaces). */
+	/**
+	 * utime + stime + cutime + cstime of {@code /proc/<pid>/stat} (fields 14–17; the name
+	 * may hold spaces).
+	 */
 	private static long processTicks(Path process) throws IOException {
 		String stat = Files.readString(process.resolve("stat"), StandardCharsets.US_ASCII);
 		String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
@@ -108,7 +122,8 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 					}
 				}
 				catch (IOException | RuntimeException ex) {
-					// exited while we looked: its time moved to its parent's reaped-children figures
+					// exited while we looked: its time moved to its parent's
+					// reaped-children figures
 				}
 			}
 		}

@@ -1,6 +1,9 @@
 package dev.distlock.bench;
 
-/** {@code plain-call}: the guarded work called directly, no lock: the baseline of the aspect overhead. */
+/**
+ * {@code plain-call}: the guarded work called directly, no lock: the baseline of the
+ * aspect overhead.
+ */
 final class PlainCall implements Subject {
 
 	private final LockedCall work = new Work();

@@ -2,7 +2,10 @@ package dev.distlock.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 
-/** The PostgreSQL connection pool the JDBC subjects share a shape of: HikariCP, 10 connections. */
+/**
+ * The PostgreSQL connection pool the JDBC subjects share a shape of: HikariCP, 10
+ * connections.
+ */
 final class Postgres {
 
 	private Postgres() {

@@ -10,8 +10,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * Removes what a benchmark run left in Redis (fence counters, expired-but-not-yet-evicted keys), so repeated runs do
- * not grow the shared server.
+ * Removes what a benchmark run left in Redis (fence counters, expired-but-not-yet-evicted
+ * keys), so repeated runs do not grow the shared server.
  */
 final class RedisKeys {
 

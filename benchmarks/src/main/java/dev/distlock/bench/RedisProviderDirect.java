@@ -10,11 +10,12 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * {@code diag-redis-provider} (diagnostic, not a peer): distlock's {@link RedisLockProvider} called directly, one
- * {@code tryAcquire} and one {@code release} per operation, without {@code LockTemplate} (no local queue, re-entry,
- * lease bookkeeping or listeners). The gap to {@code distlock-redis-template} is the core's cost; the gap to
- * {@code diag-sdr-scripts} is the provider's own. One thread only: without the core's local queue, threads of one
- * key would spin.
+ * {@code diag-redis-provider} (diagnostic, not a peer): distlock's
+ * {@link RedisLockProvider} called directly, one {@code tryAcquire} and one
+ * {@code release} per operation, without {@code LockTemplate} (no local queue, re-entry,
+ * lease bookkeeping or listeners). The gap to {@code distlock-redis-template} is the
+ * core's cost; the gap to {@code diag-sdr-scripts} is the provider's own. One thread
+ * only: without the core's local queue, threads of one key would spin.
  */
 final class RedisProviderDirect implements Subject {
 

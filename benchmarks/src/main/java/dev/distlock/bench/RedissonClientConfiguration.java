@@ -9,9 +9,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@link RedissonClient} bean of the {@code distlock-redisson} application: a plain client with default settings,
- * as {@code redisson-rlock} uses, declared by the application (the Redisson starter is kept off the classpath because
- * it would replace Boot's Lettuce connection factory for the other Redis subjects).
+ * The {@link RedissonClient} bean of the {@code distlock-redisson} application: a plain
+ * client with default settings, as {@code redisson-rlock} uses, declared by the
+ * application (the Redisson starter is kept off the classpath because it would replace
+ * Boot's Lettuce connection factory for the other Redis subjects).
  */
 @Configuration(proxyBeanMethods = false)
 class RedissonClientConfiguration {

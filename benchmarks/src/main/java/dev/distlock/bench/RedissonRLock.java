@@ -8,8 +8,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * {@code redisson-rlock}: Redisson's {@link RLock} as its documentation shows it: {@code lock(leaseTime)} (waits on
- * Redisson's pub/sub channel when busy) and {@code unlock()}, on a plain Redisson client with default settings.
+ * {@code redisson-rlock}: Redisson's {@link RLock} as its documentation shows it:
+ * {@code lock(leaseTime)} (waits on Redisson's pub/sub channel when busy) and
+ * {@code unlock()}, on a plain Redisson client with default settings.
  */
 final class RedissonRLock implements Subject {
 

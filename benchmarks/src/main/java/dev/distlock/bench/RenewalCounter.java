@@ -14,8 +14,9 @@ import dev.distlock.core.spi.RenewalOutcome;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A provider that forwards to the application's and counts the renewal batches the lease clock sends it (each one
- * backend call): what the scaling benchmark reports as round trips per period, read from outside the engine.
+ * A provider that forwards to the application's and counts the renewal batches the lease
+ * clock sends it (each one backend call): what the scaling benchmark reports as round
+ * trips per period, read from outside the engine.
  */
 final class RenewalCounter implements LockProvider<HeldLock> {
 

@@ -12,11 +12,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * {@code diag-sdr-scripts} (diagnostic, not a peer): the ceiling's two scripts run through Spring Data Redis's
- * {@link StringRedisTemplate} instead of raw Lettuce, on the same kind of connection factory distlock's Redis backend
- * uses. The gap to {@code ceiling-lettuce} is what the template path costs; the gap from here to distlock is the rest
- * of distlock. {@code diag-sdr-scripts-exposed} sets {@code exposeConnection}, which skips the per-call connection
- * proxy.
+ * {@code diag-sdr-scripts} (diagnostic, not a peer): the ceiling's two scripts run
+ * through Spring Data Redis's {@link StringRedisTemplate} instead of raw Lettuce, on the
+ * same kind of connection factory distlock's Redis backend uses. The gap to
+ * {@code ceiling-lettuce} is what the template path costs; the gap from here to distlock
+ * is the rest of distlock. {@code diag-sdr-scripts-exposed} sets
+ * {@code exposeConnection}, which skips the per-call connection proxy.
  */
 final class SpringDataRedisScripts implements Subject {
 
@@ -42,7 +43,8 @@ final class SpringDataRedisScripts implements Subject {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.redis = new StringRedisTemplate(this.connectionFactory);
-		// false (the default) wraps every call's connection in a close-suppressing JDK proxy
+		// false (the default) wraps every call's connection in a close-suppressing JDK
+		// proxy
 		this.redis.setExposeConnection(exposeConnection);
 		this.config = config;
 	}

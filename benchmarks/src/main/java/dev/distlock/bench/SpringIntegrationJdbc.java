@@ -12,9 +12,10 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
- * {@code si-jdbc-postgres}: Spring Integration's {@link JdbcLockRegistry} over a {@link DefaultLockRepository} on its
- * {@code INT_LOCK} table (created if missing, from Spring Integration's PostgreSQL schema), in a region of its own per
- * run, with its defaults otherwise (a busy lock is retried every 100 ms).
+ * {@code si-jdbc-postgres}: Spring Integration's {@link JdbcLockRegistry} over a
+ * {@link DefaultLockRepository} on its {@code INT_LOCK} table (created if missing, from
+ * Spring Integration's PostgreSQL schema), in a region of its own per run, with its
+ * defaults otherwise (a busy lock is retried every 100 ms).
  */
 final class SpringIntegrationJdbc implements Subject {
 
@@ -38,7 +39,8 @@ final class SpringIntegrationJdbc implements Subject {
 
 	SpringIntegrationJdbc(BenchConfig config) throws Exception {
 		this.dataSource = Postgres.dataSource(config, "si-jdbc");
-		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement()) {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
 			statement.execute(SCHEMA);
 		}
 		this.region = "bench-" + config.runId();

@@ -8,9 +8,10 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 /**
- * {@code si-redis-spin} and {@code si-redis-pubsub}: Spring Integration's {@link RedisLockRegistry} on a Lettuce
- * connection factory, with its defaults otherwise (spin locks retry every 100 ms; pub/sub locks wait for a release
- * message). Locks come from {@code obtain(key)} and are re-entrant per thread through a local lock.
+ * {@code si-redis-spin} and {@code si-redis-pubsub}: Spring Integration's
+ * {@link RedisLockRegistry} on a Lettuce connection factory, with its defaults otherwise
+ * (spin locks retry every 100 ms; pub/sub locks wait for a release message). Locks come
+ * from {@code obtain(key)} and are re-entrant per thread through a local lock.
  */
 final class SpringIntegrationRedis implements Subject {
 

@@ -1,9 +1,10 @@
 package dev.distlock.bench;
 
 /**
- * One way of locking that the benchmarks measure: a client library, a configuration of it, or distlock through one
- * of its entry points. Thread-safe; one instance per JVM serves all benchmark threads, as an application's client
- * would. Every acquisition waits up to {@link BenchConfig#WAIT} and leases for {@link BenchConfig#LEASE}.
+ * One way of locking that the benchmarks measure: a client library, a configuration of
+ * it, or distlock through one of its entry points. Thread-safe; one instance per JVM
+ * serves all benchmark threads, as an application's client would. Every acquisition waits
+ * up to {@link BenchConfig#WAIT} and leases for {@link BenchConfig#LEASE}.
  */
 public interface Subject extends AutoCloseable {
 
@@ -16,8 +17,9 @@ public interface Subject extends AutoCloseable {
 	Hold lock(String key) throws Exception;
 
 	/**
-	 * One critical section with an empty body: acquire, then release. Subjects whose natural use is a callback
-	 * ({@code LockTemplate.execute}, an annotated method) override this.
+	 * One critical section with an empty body: acquire, then release. Subjects whose
+	 * natural use is a callback ({@code LockTemplate.execute}, an annotated method)
+	 * override this.
 	 * @param key the key
 	 * @throws Exception if the lock could not be had
 	 */

@@ -10,21 +10,27 @@ import java.util.function.Function;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 /**
- * The subjects by their names in {@code results.json}, and which of them this build can run (a distlock backend
- * exists once its provider class is on the classpath). {@code main} prints the runnable ones, one a line, for
- * {@code run.sh}.
+ * The subjects by their names in {@code results.json}, and which of them this build can
+ * run (a distlock backend exists once its provider class is on the classpath).
+ * {@code main} prints the runnable ones, one a line, for {@code run.sh}.
  */
 public final class Subjects {
 
-	/** Every subject, in report order, with the classes (comma-separated) that must exist for it to run. */
+	/**
+	 * Every subject, in report order, with the classes (comma-separated) that must exist
+	 * for it to run.
+	 */
 	static final Map<String, String> REQUIRES = new LinkedHashMap<>();
 
 	static {
 		REQUIRES.put("ceiling-lettuce", "io.lettuce.core.RedisClient");
 		REQUIRES.put("distlock-redis-template", "dev.distlock.redis.RedisLockProvider");
-		REQUIRES.put("distlock-redis-annotation", "dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
-		// distlock.redis.release-mode=async: Boot ignores the property until the Redis backend reads it
-		REQUIRES.put("distlock-redis-async-release", "dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
+		REQUIRES.put("distlock-redis-annotation",
+				"dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
+		// distlock.redis.release-mode=async: Boot ignores the property until the Redis
+		// backend reads it
+		REQUIRES.put("distlock-redis-async-release",
+				"dev.distlock.redis.RedisLockProvider,dev.distlock.annotation.DistributedLock");
 		REQUIRES.put("distlock-redisson", "dev.distlock.redisson.RedissonLockProvider");
 		REQUIRES.put("redisson-rlock", "org.redisson.api.RLock");
 		REQUIRES.put("si-redis-spin", "org.springframework.integration.redis.util.RedisLockRegistry");
@@ -63,8 +69,9 @@ public final class Subjects {
 			case "distlock-redis-annotation" -> distlockRedis(config, true, Map.of());
 			case "distlock-redis-async-release" ->
 				distlockRedis(config, true, Map.of("distlock.redis.release-mode", "async"));
-			case "distlock-redisson" -> new Distlock(config, "redisson", Map.of("bench.redisson.address", config.redisUri()),
-					false, redisCleanup(config), RedissonClientConfiguration.class);
+			case "distlock-redisson" ->
+				new Distlock(config, "redisson", Map.of("bench.redisson.address", config.redisUri()), false,
+						redisCleanup(config), RedissonClientConfiguration.class);
 			case "redisson-rlock" -> new RedissonRLock(config);
 			case "si-redis-spin" -> new SpringIntegrationRedis(config, RedisLockType.SPIN_LOCK);
 			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
@@ -82,10 +89,10 @@ public final class Subjects {
 	}
 
 	/**
-	 * Starts distlock's {@code LockTemplate} subject of one backend with extra properties on top of the subject's own
-	 * (the scaling benchmark's watchdog lease and interval).
-	 * @param name {@code distlock-redis-template}, {@code distlock-zookeeper}, {@code distlock-jdbc-postgres} or
-	 * {@code distlock-local-template}
+	 * Starts distlock's {@code LockTemplate} subject of one backend with extra properties
+	 * on top of the subject's own (the scaling benchmark's watchdog lease and interval).
+	 * @param name {@code distlock-redis-template}, {@code distlock-zookeeper},
+	 * {@code distlock-jdbc-postgres} or {@code distlock-local-template}
 	 * @param config servers and run id
 	 * @param extra properties added to the application's
 	 * @return the subject, to close after use
@@ -132,9 +139,11 @@ public final class Subjects {
 		properties.put("spring.datasource.hikari.maximum-pool-size", 10);
 		properties.put("distlock.jdbc.table-name", DistlockJdbcTable.NAME);
 		properties.put("distlock.jdbc.initialize-schema", "always");
-		// the two processes of a handoff may both create the table; one of them loses that race harmlessly
+		// the two processes of a handoff may both create the table; one of them loses
+		// that race harmlessly
 		properties.put("distlock.jdbc.continue-on-error", true);
-		return new Distlock(config, "jdbc", properties, false, (runId) -> () -> DistlockJdbcTable.delete(config, runId));
+		return new Distlock(config, "jdbc", properties, false,
+				(runId) -> () -> DistlockJdbcTable.delete(config, runId));
 	}
 
 	private static Function<String, AutoCloseable> redisCleanup(BenchConfig config) {

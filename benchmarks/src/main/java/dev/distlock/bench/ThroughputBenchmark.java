@@ -10,8 +10,9 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The JMH settings every benchmark of this module shares, which JMH reads from the superclass: throughput in
- * operations per second, one fork with a fixed 1 GB heap, and iteration times that {@code run.sh} overrides per mode.
+ * The JMH settings every benchmark of this module shares, which JMH reads from the
+ * superclass: throughput in operations per second, one fork with a fixed 1 GB heap, and
+ * iteration times that {@code run.sh} overrides per mode.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

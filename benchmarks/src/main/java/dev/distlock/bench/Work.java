@@ -1,6 +1,9 @@
 package dev.distlock.bench;
 
-/** The unguarded {@link LockedCall}: counts calls, so the call has an effect the JIT cannot drop. */
+/**
+ * The unguarded {@link LockedCall}: counts calls, so the call has an effect the JIT
+ * cannot drop.
+ */
 public class Work implements LockedCall {
 
 	private long calls;

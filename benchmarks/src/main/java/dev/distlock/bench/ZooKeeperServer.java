@@ -3,8 +3,9 @@ package dev.distlock.bench;
 import org.apache.curator.test.TestingServer;
 
 /**
- * The ZooKeeper a subject talks to: the one named by {@code bench.zk.connect}, or an in-process Curator
- * {@link TestingServer} (a real ZooKeeper server on a free port) owned by the subject and stopped with it.
+ * The ZooKeeper a subject talks to: the one named by {@code bench.zk.connect}, or an
+ * in-process Curator {@link TestingServer} (a real ZooKeeper server on a free port) owned
+ * by the subject and stopped with it.
  */
 final class ZooKeeperServer implements AutoCloseable {
 

@@ -6,10 +6,11 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Holds the lock of a method returning {@code CompletionStage} or {@code CompletableFuture} until the returned stage
- * completes. The caller gets a new {@code CompletableFuture} that completes only after the lock was released, so code
- * continuing from it never races the release. Cancelling that future does not cancel the method's own stage (which
- * may still be running, and keeps the lock until it completes).
+ * Holds the lock of a method returning {@code CompletionStage} or
+ * {@code CompletableFuture} until the returned stage completes. The caller gets a new
+ * {@code CompletableFuture} that completes only after the lock was released, so code
+ * continuing from it never races the release. Cancelling that future does not cancel the
+ * method's own stage (which may still be running, and keeps the lock until it completes).
  *
  * @since 0.1.0
  */

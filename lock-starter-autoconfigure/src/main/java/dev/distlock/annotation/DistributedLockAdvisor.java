@@ -7,12 +7,14 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 /**
- * Applies {@link DistributedLockInterceptor} to methods annotated with {@link DistributedLock @DistributedLock}
- * (directly, as a meta-annotation, or on the interface or superclass method they implement). Registered as an
- * infrastructure bean so that every auto-proxy creator applies it, including the one {@code @EnableTransactionManagement}
- * registers. Its order decides how it nests with other advice: the default, {@code Ordered.LOWEST_PRECEDENCE - 1},
- * puts the lock just outside {@code @Transactional}, so the lock is taken before the transaction begins and released
- * after it commits.
+ * Applies {@link DistributedLockInterceptor} to methods annotated with
+ * {@link DistributedLock @DistributedLock} (directly, as a meta-annotation, or on the
+ * interface or superclass method they implement). Registered as an infrastructure bean so
+ * that every auto-proxy creator applies it, including the one
+ * {@code @EnableTransactionManagement} registers. Its order decides how it nests with
+ * other advice: the default, {@code Ordered.LOWEST_PRECEDENCE - 1}, puts the lock just
+ * outside {@code @Transactional}, so the lock is taken before the transaction begins and
+ * released after it commits.
  *
  * @since 0.1.0
  */

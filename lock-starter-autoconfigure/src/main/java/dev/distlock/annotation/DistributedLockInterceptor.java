@@ -15,13 +15,14 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Runs a {@link DistributedLock @DistributedLock} method under its lock. It only resolves the call's key and picks
- * the callbacks (the method; the fallback, skip or exception when busy; the hold of an asynchronous result); the
- * template's one execution path ({@link LockTemplate#execute(LockRequest, dev.distlock.core.callback.LockCallback,
- * BusyCallback, dev.distlock.core.callback.AsyncHold)}) acquires, runs, judges the lease and releases. A lease lost while the
- * method ran raises {@link dev.distlock.core.LockLostException} after it returned (added as suppressed to the
- * method's own exception if it threw). Methods returning Reactor {@code Mono} or {@code Flux} lock on subscription
- * instead (see {@link DistributedLock}).
+ * Runs a {@link DistributedLock @DistributedLock} method under its lock. It only resolves
+ * the call's key and picks the callbacks (the method; the fallback, skip or exception
+ * when busy; the hold of an asynchronous result); the template's one execution path
+ * ({@link LockTemplate#execute(LockRequest, dev.distlock.core.callback.LockCallback, BusyCallback, dev.distlock.core.callback.AsyncHold)})
+ * acquires, runs, judges the lease and releases. A lease lost while the method ran raises
+ * {@link dev.distlock.core.LockLostException} after it returned (added as suppressed to
+ * the method's own exception if it threw). Methods returning Reactor {@code Mono} or
+ * {@code Flux} lock on subscription instead (see {@link DistributedLock}).
  *
  * @since 0.1.0
  */
@@ -73,9 +74,10 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		}
 		return (timeout) -> {
 			if (logger.isDebugEnabled()) {
-				logger.debug("Lock '" + request.key() + "' is busy; " + ((operation.fallback() != null)
-						? "calling fallback " + operation.fallback().getName() : "skipping") + " "
-						+ operation.description());
+				logger.debug("Lock '"
+						+ request.key() + "' is busy; " + ((operation.fallback() != null)
+								? "calling fallback " + operation.fallback().getName() : "skipping")
+						+ " " + operation.description());
 			}
 			return operation.whenBusy(target, args);
 		};

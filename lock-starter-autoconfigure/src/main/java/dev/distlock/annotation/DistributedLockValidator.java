@@ -21,11 +21,13 @@ import org.springframework.util.ConcurrentReferenceHashMap;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Checks every {@link DistributedLock @DistributedLock} method of each bean when the bean is created, by compiling its
- * {@link LockOperation} (which is then cached for the calls), so that a bad key expression, duration, fallback or
- * provider fails the application's startup with a {@link dev.distlock.core.LockConfigurationException} naming the
- * method and the offending value, not the first call in production. Runs after the auto-proxy creator; an annotated
- * bean that came out unproxied is logged as a warning, since its locks would not be taken.
+ * Checks every {@link DistributedLock @DistributedLock} method of each bean when the bean
+ * is created, by compiling its {@link LockOperation} (which is then cached for the
+ * calls), so that a bad key expression, duration, fallback or provider fails the
+ * application's startup with a {@link dev.distlock.core.LockConfigurationException}
+ * naming the method and the offending value, not the first call in production. Runs after
+ * the auto-proxy creator; an annotated bean that came out unproxied is logged as a
+ * warning, since its locks would not be taken.
  *
  * @since 0.1.0
  */
@@ -39,7 +41,8 @@ public class DistributedLockValidator implements BeanPostProcessor, Ordered {
 
 	/**
 	 * Creates a validator.
-	 * @param operations the operation source, looked up when the first annotated bean is created
+	 * @param operations the operation source, looked up when the first annotated bean is
+	 * created
 	 */
 	public DistributedLockValidator(Supplier<LockOperationSource> operations) {
 		this.operations = SingletonSupplier.of(operations);
@@ -48,7 +51,8 @@ public class DistributedLockValidator implements BeanPostProcessor, Ordered {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Class<?> targetClass = ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean));
-		if (this.checked.contains(targetClass) || !AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)) {
+		if (this.checked.contains(targetClass)
+				|| !AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)) {
 			return bean;
 		}
 		Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(targetClass,

@@ -17,12 +17,14 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 
 /**
- * Evaluates the common shapes of key expressions without SpEL's evaluation machinery: a literal ({@code 'orders'},
- * {@code 42}), a parameter ({@code #order}, {@code #p0}), or a parameter's property chain ({@code #order.id},
- * {@code #order?.customer.id}), read through the getter ({@code getId()}, {@code isActive()}), a record-style accessor
- * ({@code id()}) or a public field, as SpEL's reflective accessor would. Each step remembers the accessor for the last
- * class it saw. Whatever a step cannot read this way (no such accessor on the runtime class, a map, an inaccessible
- * type) is handed to the full SpEL evaluation, which also gives the usual error messages.
+ * Evaluates the common shapes of key expressions without SpEL's evaluation machinery: a
+ * literal ({@code 'orders'}, {@code 42}), a parameter ({@code #order}, {@code #p0}), or a
+ * parameter's property chain ({@code #order.id}, {@code #order?.customer.id}), read
+ * through the getter ({@code getId()}, {@code isActive()}), a record-style accessor
+ * ({@code id()}) or a public field, as SpEL's reflective accessor would. Each step
+ * remembers the accessor for the last class it saw. Whatever a step cannot read this way
+ * (no such accessor on the runtime class, a map, an inaccessible type) is handed to the
+ * full SpEL evaluation, which also gives the usual error messages.
  */
 final class KeyFastPath {
 
@@ -30,7 +32,8 @@ final class KeyFastPath {
 	}
 
 	/**
-	 * The fast evaluation of a checked expression, or {@code null} when it has another shape.
+	 * The fast evaluation of a checked expression, or {@code null} when it has another
+	 * shape.
 	 * @param ast the expression's syntax tree
 	 * @param variables parameter names and aliases to indexes
 	 * @param spel the full evaluation, for what the fast path cannot read
@@ -83,7 +86,10 @@ final class KeyFastPath {
 		return (node instanceof VariableReference) ? variables.get(node.toStringAST().substring(1)) : null;
 	}
 
-	/** One property of a chain, with the accessor found for the last class it was read from. */
+	/**
+	 * One property of a chain, with the accessor found for the last class it was read
+	 * from.
+	 */
 	private static final class Step {
 
 		static final Object UNREADABLE = new Object();
@@ -136,7 +142,8 @@ final class KeyFastPath {
 				ReflectionUtils.makeAccessible(method);
 				return true;
 			}
-			catch (RuntimeException ex) { // InaccessibleObjectException: a module that does not open the package
+			catch (RuntimeException ex) { // InaccessibleObjectException: a module that
+											// does not open the package
 				return false;
 			}
 		}

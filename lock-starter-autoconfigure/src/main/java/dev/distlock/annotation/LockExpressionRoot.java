@@ -6,16 +6,19 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The root object of a {@link DistributedLock#key() key} expression, as {@code #root}: the method, its arguments and
- * the target. Its properties can also be named without {@code #root.}, e.g. {@code methodName}.
+ * The root object of a {@link DistributedLock#key() key} expression, as {@code #root}:
+ * the method, its arguments and the target. Its properties can also be named without
+ * {@code #root.}, e.g. {@code methodName}.
  *
  * @since 0.1.0
  */
 public final class LockExpressionRoot {
 
-	/** Properties an expression may name without {@code #root.}; anything else there is a mistake. */
-	static final Set<String> PROPERTIES = Set.of("method", "methodName", "args", "target",
-			"targetClass");
+	/**
+	 * Properties an expression may name without {@code #root.}; anything else there is a
+	 * mistake.
+	 */
+	static final Set<String> PROPERTIES = Set.of("method", "methodName", "args", "target", "targetClass");
 
 	private final Method method;
 

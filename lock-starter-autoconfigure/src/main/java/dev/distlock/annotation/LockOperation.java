@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ObjectUtils;
 
 /**
- * One {@link DistributedLock @DistributedLock} method, compiled: the key expression parsed, durations parsed, the
- * fallback method looked up, everything checked. Built once per method and target class by
- * {@link LockOperationSource}; per call it only evaluates the key. Immutable and thread-safe.
+ * One {@link DistributedLock @DistributedLock} method, compiled: the key expression
+ * parsed, durations parsed, the fallback method looked up, everything checked. Built once
+ * per method and target class by {@link LockOperationSource}; per call it only evaluates
+ * the key. Immutable and thread-safe.
  *
  * @since 0.1.0
  */
@@ -34,7 +35,10 @@ public final class LockOperation {
 
 	private final String namePrefix;
 
-	/** The bounded name meters and spans are tagged with: the annotation's name, or Class.method. */
+	/**
+	 * The bounded name meters and spans are tagged with: the annotation's name, or
+	 * Class.method.
+	 */
 	private final String metricName;
 
 	private final LockKeyResolver.@Nullable CompiledKey key;
@@ -61,7 +65,10 @@ public final class LockOperation {
 
 	private final @Nullable Reactive reactive;
 
-	/** Every call's request but its key, checked once by {@link LockRequest.Builder#build()} when it is built. */
+	/**
+	 * Every call's request but its key, checked once by
+	 * {@link LockRequest.Builder#build()} when it is built.
+	 */
 	private final LockRequest prototype;
 
 	private LockOperation(Builder builder) {
@@ -91,10 +98,11 @@ public final class LockOperation {
 		this.onFailure = builder.onFailure;
 		this.fallback = builder.fallback;
 		this.async = async;
-		this.asyncHold = (async != null) ? (result, held, completion) -> async.whenComplete(result,
-				completion::complete) : null;
+		this.asyncHold = (async != null)
+				? (result, held, completion) -> async.whenComplete(result, completion::complete) : null;
 		this.reactive = builder.reactive;
-		// the key of a call is known only then; the prototype carries the expression as its label
+		// the key of a call is known only then; the prototype carries the expression as
+		// its label
 		String label = (key != null) ? this.namePrefix + this.keyExpression : this.namePrefix;
 		this.prototype = LockRequest.builder(label)
 			.name(this.metricName)
@@ -117,7 +125,10 @@ public final class LockOperation {
 		return new Builder(method, targetClass);
 	}
 
-	/** Reactor return types, whose lock is taken on subscription and held until they terminate. */
+	/**
+	 * Reactor return types, whose lock is taken on subscription and held until they
+	 * terminate.
+	 */
 	enum Reactive {
 
 		MONO, FLUX
@@ -131,9 +142,10 @@ public final class LockOperation {
 	 * @return e.g. {@code com.acme.OrderService.ship(Order, boolean)}
 	 */
 	static String describe(Method method, Class<?> targetClass) {
-		return targetClass.getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
-			.map(Class::getSimpleName)
-			.collect(Collectors.joining(", ", "(", ")"));
+		return targetClass.getName() + "." + method.getName()
+				+ Arrays.stream(method.getParameterTypes())
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", ", "(", ")"));
 	}
 
 	/**
@@ -141,8 +153,8 @@ public final class LockOperation {
 	 * @param target the target object
 	 * @param args the call's arguments
 	 * @return the key
-	 * @throws LockKeyException if the expression fails or gives {@code null}, a blank string or a key longer than
-	 * {@link LockRequest#MAX_KEY_LENGTH}
+	 * @throws LockKeyException if the expression fails or gives {@code null}, a blank
+	 * string or a key longer than {@link LockRequest#MAX_KEY_LENGTH}
 	 */
 	public String key(Object target, @Nullable Object[] args) {
 		if (this.key == null) {
@@ -189,7 +201,8 @@ public final class LockOperation {
 	}
 
 	/**
-	 * What a call returns without running when the lock stays busy: the fallback's result or an empty value.
+	 * What a call returns without running when the lock stays busy: the fallback's result
+	 * or an empty value.
 	 * @param target the target object
 	 * @param args the call's arguments
 	 * @return the result to return
@@ -212,9 +225,10 @@ public final class LockOperation {
 	}
 
 	/**
-	 * Whether the lock is released when the method returns, or (for an asynchronous result) when the result
-	 * completes.
-	 * @return the handler of the asynchronous result, or {@code null} for synchronous methods
+	 * Whether the lock is released when the method returns, or (for an asynchronous
+	 * result) when the result completes.
+	 * @return the handler of the asynchronous result, or {@code null} for synchronous
+	 * methods
 	 */
 	@Nullable AsyncResultHandler async() {
 		return this.async;
@@ -237,7 +251,8 @@ public final class LockOperation {
 	}
 
 	/**
-	 * Whether a busy lock is answered without throwing (by a fallback method or by skipping).
+	 * Whether a busy lock is answered without throwing (by a fallback method or by
+	 * skipping).
 	 * @return {@code true} with a fallback or {@link LockFailureAction#SKIP}
 	 */
 	boolean answersBusy() {
@@ -290,14 +305,16 @@ public final class LockOperation {
 
 	@Override
 	public String toString() {
-		return "LockOperation[" + this.description + ", key=" + ((this.key != null) ? this.namePrefix + "{"
-				+ this.keyExpression + "}" : this.namePrefix) + ", type=" + this.type + "]";
+		return "LockOperation[" + this.description + ", key="
+				+ ((this.key != null) ? this.namePrefix + "{" + this.keyExpression + "}" : this.namePrefix) + ", type="
+				+ this.type + "]";
 	}
 
 	/**
-	 * The lock request of one call: a key that is a {@link Collection} or an array locks its elements together, all
-	 * or none, each a key of its own with the name prefix ({@link LockRequest.Builder#keys(Collection)}). Throws
-	 * {@link LockKeyException} if the expression fails or gives null, no element, or a null or blank element.
+	 * The lock request of one call: a key that is a {@link Collection} or an array locks
+	 * its elements together, all or none, each a key of its own with the name prefix
+	 * ({@link LockRequest.Builder#keys(Collection)}). Throws {@link LockKeyException} if
+	 * the expression fails or gives null, no element, or a null or blank element.
 	 */
 	public LockRequest request(Object target, @Nullable Object[] args) {
 		if (this.key == null) {
@@ -308,7 +325,9 @@ public final class LockOperation {
 			return request(keyOf(value));
 		}
 		List<String> keys = ((value instanceof Collection<?> collection) ? collection.stream()
-				: Arrays.stream(ObjectUtils.toObjectArray(value))).map(this::keyOf).toList();
+				: Arrays.stream(ObjectUtils.toObjectArray(value)))
+			.map(this::keyOf)
+			.toList();
 		if (keys.isEmpty()) {
 			throw new LockKeyException("Key expression '" + this.keyExpression + "' of @DistributedLock on "
 					+ this.description + " gave no key (an empty collection); the method was not run");
@@ -317,8 +336,9 @@ public final class LockOperation {
 	}
 
 	/**
-	 * Collects what {@link LockOperationSource} read off the annotation; {@link #build()} checks the request through
-	 * {@link LockRequest.Builder#build()}, the one place requests are checked.
+	 * Collects what {@link LockOperationSource} read off the annotation; {@link #build()}
+	 * checks the request through {@link LockRequest.Builder#build()}, the one place
+	 * requests are checked.
 	 */
 	static final class Builder {
 
@@ -401,7 +421,8 @@ public final class LockOperation {
 		/**
 		 * Builds the operation.
 		 * @return the operation
-		 * @throws dev.distlock.core.LockConfigurationException if the request it makes is refused
+		 * @throws dev.distlock.core.LockConfigurationException if the request it makes is
+		 * refused
 		 */
 		LockOperation build() {
 			return new LockOperation(this);

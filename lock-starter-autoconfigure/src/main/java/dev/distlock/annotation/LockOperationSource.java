@@ -27,15 +27,17 @@ import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Finds the {@link DistributedLock @DistributedLock} of a method and compiles it into a {@link LockOperation}, once
- * per method and target class (cached, like Spring's transaction attribute source). Compiling checks everything that
- * can be known before a call and throws {@link LockConfigurationException} naming the method and the offending value:
- * key syntax and variables (through the {@link LockKeyResolver}), durations (after resolving {@code ${...}}),
- * permits, {@code onFailure} and the return type, the fallback method, the provider and whether it supports the type.
+ * Finds the {@link DistributedLock @DistributedLock} of a method and compiles it into a
+ * {@link LockOperation}, once per method and target class (cached, like Spring's
+ * transaction attribute source). Compiling checks everything that can be known before a
+ * call and throws {@link LockConfigurationException} naming the method and the offending
+ * value: key syntax and variables (through the {@link LockKeyResolver}), durations (after
+ * resolving {@code ${...}}), permits, {@code onFailure} and the return type, the fallback
+ * method, the provider and whether it supports the type.
  * <p>
- * Durations: {@code "500ms"}, {@code "30s"}, {@code "5m"}, {@code "2h"}, {@code "1d"} (also {@code us}, {@code ns}),
- * ISO-8601 ({@code "PT1M"}), or a plain number of milliseconds ({@code "0"} tries once), as Spring Boot reads
- * duration properties.
+ * Durations: {@code "500ms"}, {@code "30s"}, {@code "5m"}, {@code "2h"}, {@code "1d"}
+ * (also {@code us}, {@code ns}), ISO-8601 ({@code "PT1M"}), or a plain number of
+ * milliseconds ({@code "0"} tries once), as Spring Boot reads duration properties.
  *
  * @since 0.1.0
  */
@@ -56,12 +58,13 @@ public class LockOperationSource {
 	private final Supplier<List<AsyncResultHandler>> asyncHandlers;
 
 	/**
-	 * Creates a source. The suppliers are called on first use, so that creating the source does not create the lock
-	 * template (and its backends) early.
+	 * Creates a source. The suppliers are called on first use, so that creating the
+	 * source does not create the lock template (and its backends) early.
 	 * @param keyResolver compiles key expressions
 	 * @param valueResolver resolves {@code ${...}} in durations, or {@code null} for none
 	 * @param lockTemplate the template whose providers the operations are checked against
-	 * @param asyncHandlers handlers of asynchronous return types beyond {@code CompletionStage}
+	 * @param asyncHandlers handlers of asynchronous return types beyond
+	 * {@code CompletionStage}
 	 */
 	public LockOperationSource(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver valueResolver,
 			Supplier<LockTemplate> lockTemplate, Supplier<List<AsyncResultHandler>> asyncHandlers) {
@@ -111,8 +114,8 @@ public class LockOperationSource {
 		}
 		Duration waitTime = duration("waitTime", annotation.waitTime(), where);
 		if (waitTime != null && waitTime.isNegative()) {
-			throw new LockConfigurationException(where + ": waitTime '" + annotation.waitTime()
-					+ "' must not be negative (\"0\" tries once)");
+			throw new LockConfigurationException(
+					where + ": waitTime '" + annotation.waitTime() + "' must not be negative (\"0\" tries once)");
 		}
 		LockType type = annotation.type();
 		int permits = annotation.permits();
@@ -120,12 +123,11 @@ public class LockOperationSource {
 			throw new LockConfigurationException(where + ": permits must be at least 1, was " + permits);
 		}
 		if (permits != 1 && type != LockType.SEMAPHORE) {
-			throw new LockConfigurationException(where + ": permits=" + permits + " applies to SEMAPHORE only, but "
-					+ "type is " + type);
+			throw new LockConfigurationException(
+					where + ": permits=" + permits + " applies to SEMAPHORE only, but " + "type is " + type);
 		}
 		Class<?> returnType = specific.getReturnType();
-		LockOperation.Reactive reactive = isSuspending(specific) ? LockOperation.Reactive.MONO
-				: reactive(returnType);
+		LockOperation.Reactive reactive = isSuspending(specific) ? LockOperation.Reactive.MONO : reactive(returnType);
 		AsyncResultHandler async = (reactive != null) ? null : asyncHandler(returnType, where);
 		String fallbackName = annotation.fallbackMethod().trim();
 		LockFailureAction onFailure = annotation.onFailure();
@@ -154,12 +156,13 @@ public class LockOperationSource {
 					where + ": holdAtLeast '" + annotation.holdAtLeast() + "' must not be negative");
 		}
 		if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
-			throw new LockConfigurationException(where + ": holdAtLeast '" + annotation.holdAtLeast()
-					+ "' is longer than the fixed lease '" + annotation.lease()
-					+ "', which would free the lock before the hold ends");
+			throw new LockConfigurationException(
+					where + ": holdAtLeast '" + annotation.holdAtLeast() + "' is longer than the fixed lease '"
+							+ annotation.lease() + "', which would free the lock before the hold ends");
 		}
 		try {
-			// the request is checked where every request is, now rather than on the first call
+			// the request is checked where every request is, now rather than on the first
+			// call
 			return LockOperation.builder(specific, targetClass)
 				.name(annotation.name().trim())
 				.key(key, expression)
@@ -177,8 +180,8 @@ public class LockOperationSource {
 
 	private static void checkProxyable(Method method, String where) {
 		int modifiers = method.getModifiers();
-		String problem = Modifier.isStatic(modifiers) ? "static" : Modifier.isPrivate(modifiers) ? "private"
-				: Modifier.isFinal(modifiers) ? "final" : null;
+		String problem = Modifier.isStatic(modifiers) ? "static"
+				: Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : null;
 		if (problem != null) {
 			throw new LockConfigurationException(where + ": the method is " + problem + ", so a Spring proxy cannot "
 					+ "intercept it and the lock would silently not be taken; make it a public, non-final instance "
@@ -196,7 +199,8 @@ public class LockOperationSource {
 				throw new LockConfigurationException(where + ": " + attribute + " '" + value
 						+ "' has a placeholder that cannot be resolved: " + ex.getMessage(), ex);
 			}
-			// without a strict PropertySourcesPlaceholderConfigurer unresolvable placeholders come back as they were
+			// without a strict PropertySourcesPlaceholderConfigurer unresolvable
+			// placeholders come back as they were
 			if (resolved != null && resolved.contains("${")) {
 				throw new LockConfigurationException(where + ": " + attribute + " '" + value
 						+ "' has a placeholder that cannot be resolved (resolved to '" + resolved + "')");
@@ -289,14 +293,14 @@ public class LockOperationSource {
 	}
 
 	/**
-	 * Whether the method is a Kotlin {@code suspend fun} that Spring AOP runs as a {@code Mono} (it does when
-	 * kotlinx-coroutines-reactor is present): such a method returns before its body runs, so it must lock per
-	 * subscription like a {@code Mono} method, or the lock would be released before the coroutine ran.
+	 * Whether the method is a Kotlin {@code suspend fun} that Spring AOP runs as a
+	 * {@code Mono} (it does when kotlinx-coroutines-reactor is present): such a method
+	 * returns before its body runs, so it must lock per subscription like a {@code Mono}
+	 * method, or the lock would be released before the coroutine ran.
 	 */
 	private static boolean isSuspending(Method method) {
-		return KotlinDetector.isSuspendingFunction(method)
-				&& ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
-						method.getDeclaringClass().getClassLoader());
+		return KotlinDetector.isSuspendingFunction(method) && ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
+				method.getDeclaringClass().getClassLoader());
 	}
 
 }

@@ -36,14 +36,17 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.expression.spel.support.StandardTypeConverter;
 
 /**
- * The default {@link LockKeyResolver}: keys are SpEL expressions over the call. Variables are the parameters by name
- * (from {@code javac -parameters}) and by position ({@code #p0}, {@code #a0}); the root object is a
- * {@link LockExpressionRoot}; {@code @name} refers to a bean. Each expression is parsed once, and its syntax tree is
- * checked when the bean is created: a variable that is not a parameter, a function call (none are registered), or a
- * bare name that is no property of the root object (usually a forgotten {@code #} or missing quotes) is reported
- * there with the method and the expression. A literal, a parameter or a parameter's property chain ({@code #order.id})
- * is then read without SpEL's evaluation machinery; any other expression is evaluated with a per-thread evaluation
- * context that is reused call after call, and SpEL caches its property and method lookups on the parsed expression.
+ * The default {@link LockKeyResolver}: keys are SpEL expressions over the call. Variables
+ * are the parameters by name (from {@code javac -parameters}) and by position
+ * ({@code #p0}, {@code #a0}); the root object is a {@link LockExpressionRoot};
+ * {@code @name} refers to a bean. Each expression is parsed once, and its syntax tree is
+ * checked when the bean is created: a variable that is not a parameter, a function call
+ * (none are registered), or a bare name that is no property of the root object (usually a
+ * forgotten {@code #} or missing quotes) is reported there with the method and the
+ * expression. A literal, a parameter or a parameter's property chain ({@code #order.id})
+ * is then read without SpEL's evaluation machinery; any other expression is evaluated
+ * with a per-thread evaluation context that is reused call after call, and SpEL caches
+ * its property and method lookups on the parsed expression.
  *
  * @since 0.1.0
  */
@@ -55,7 +58,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 
 	private final @Nullable BeanResolver beanResolver;
 
-	// shared by every evaluation: these are thread-safe and keep their reflection caches across calls
+	// shared by every evaluation: these are thread-safe and keep their reflection caches
+	// across calls
 	private final List<PropertyAccessor> propertyAccessors = List.of(new ReflectivePropertyAccessor());
 
 	private final List<MethodResolver> methodResolvers = List.of(new ReflectiveMethodResolver());
@@ -66,7 +70,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 
 	/**
 	 * Creates a resolver whose expressions can refer to the beans of the given factory.
-	 * @param beanFactory the bean factory for {@code @name} references, or {@code null} for none
+	 * @param beanFactory the bean factory for {@code @name} references, or {@code null}
+	 * for none
 	 */
 	public SpelLockKeyResolver(@Nullable BeanFactory beanFactory) {
 		this(beanFactory, new DefaultParameterNameDiscoverer());
@@ -74,7 +79,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 
 	/**
 	 * Creates a resolver.
-	 * @param beanFactory the bean factory for {@code @name} references, or {@code null} for none
+	 * @param beanFactory the bean factory for {@code @name} references, or {@code null}
+	 * for none
 	 * @param parameterNames how parameter names are found
 	 */
 	public SpelLockKeyResolver(@Nullable BeanFactory beanFactory, ParameterNameDiscoverer parameterNames) {
@@ -89,8 +95,10 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 			parsed = (SpelExpression) this.parser.parseExpression(expression);
 		}
 		catch (ParseException | IllegalStateException ex) {
-			throw new LockConfigurationException("Key expression '" + expression + "' of @DistributedLock on "
-					+ LockOperation.describe(method, targetClass) + " is not valid SpEL: " + ex.getMessage(), ex);
+			throw new LockConfigurationException(
+					"Key expression '" + expression + "' of @DistributedLock on "
+							+ LockOperation.describe(method, targetClass) + " is not valid SpEL: " + ex.getMessage(),
+					ex);
 		}
 		String[] names = this.parameterNames.getParameterNames(method);
 		Map<String, Integer> variables = new HashMap<>();
@@ -100,7 +108,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 		}
 		if (names != null) {
 			for (int i = 0; i < names.length; i++) {
-				// a parameter named like p0 wins over the positional alias of another index
+				// a parameter named like p0 wins over the positional alias of another
+				// index
 				variables.put(names[i], i);
 			}
 		}
@@ -111,8 +120,7 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 			variables.keySet().forEach((name) -> available.add("#" + name));
 			available.add("#root");
 			String hint = (names == null && method.getParameterCount() > 0)
-					? " (parameter names are not available: compile with javac -parameters, or use #p0, #p1, ...)"
-					: "";
+					? " (parameter names are not available: compile with javac -parameters, or use #p0, #p1, ...)" : "";
 			throw new LockConfigurationException("Key expression '" + expression + "' of @DistributedLock on "
 					+ LockOperation.describe(method, targetClass) + " " + String.join("; ", problems)
 					+ ". Variables available: " + available + hint);
@@ -128,7 +136,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 			LockExpressionRoot root) {
 		ArgumentsContext context = this.contexts.get();
 		if (context.args != null) {
-			// evaluating a key led to another evaluation on this thread (a bean method with a lock of its own)
+			// evaluating a key led to another evaluation on this thread (a bean method
+			// with a lock of its own)
 			context = newContext();
 		}
 		context.args = args;
@@ -153,8 +162,9 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 	}
 
 	/**
-	 * Walks the syntax tree. {@code rootContext} tells whether the node is evaluated against the root object: a bare
-	 * property there must be one of the root's; elsewhere (after a dot, inside a selection) it is some other object's.
+	 * Walks the syntax tree. {@code rootContext} tells whether the node is evaluated
+	 * against the root object: a bare property there must be one of the root's; elsewhere
+	 * (after a dot, inside a selection) it is some other object's.
 	 */
 	private static void check(SpelNode node, boolean rootContext, Map<String, Integer> variables,
 			List<String> problems) {
@@ -180,7 +190,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 			SpelNode child = node.getChild(i);
 			boolean childRoot;
 			if (node instanceof MethodReference) {
-				childRoot = true; // SpEL evaluates method arguments against the root object
+				childRoot = true; // SpEL evaluates method arguments against the root
+									// object
 			}
 			else if (node instanceof CompoundExpression) {
 				childRoot = rootContext && i == 0;
@@ -196,8 +207,9 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 	}
 
 	/**
-	 * An evaluation context whose variables are the call's arguments, looked up by precomputed index. One per thread,
-	 * reused call after call: the root object is passed to each evaluation, the arguments set around it.
+	 * An evaluation context whose variables are the call's arguments, looked up by
+	 * precomputed index. One per thread, reused call after call: the root object is
+	 * passed to each evaluation, the arguments set around it.
 	 */
 	private static final class ArgumentsContext extends StandardEvaluationContext {
 

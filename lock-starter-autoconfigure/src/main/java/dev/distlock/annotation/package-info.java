@@ -1,8 +1,10 @@
 /**
- * The {@link dev.distlock.annotation.DistributedLock @DistributedLock} annotation and what applies it: an
- * infrastructure advisor ({@link dev.distlock.annotation.DistributedLockAdvisor}) around a
- * {@link dev.distlock.annotation.DistributedLockInterceptor}, per-method {@link dev.distlock.annotation.LockOperation}s
- * compiled once and checked at startup, and the replaceable {@link dev.distlock.annotation.LockKeyResolver}.
+ * The {@link dev.distlock.annotation.DistributedLock @DistributedLock} annotation and
+ * what applies it: an infrastructure advisor
+ * ({@link dev.distlock.annotation.DistributedLockAdvisor}) around a
+ * {@link dev.distlock.annotation.DistributedLockInterceptor}, per-method
+ * {@link dev.distlock.annotation.LockOperation}s compiled once and checked at startup,
+ * and the replaceable {@link dev.distlock.annotation.LockKeyResolver}.
  */
 @NullMarked
 package dev.distlock.annotation;

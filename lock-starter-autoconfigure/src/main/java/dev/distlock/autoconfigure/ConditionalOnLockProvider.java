@@ -9,9 +9,10 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * Matches when a backend may register its {@code LockProvider}: {@code distlock.provider} is unset (every available
- * backend registers, and exactly one must result) or names this backend, or {@code distlock.<name>.enabled=true}
- * adds it beside the default one. {@code distlock.<name>.enabled=false} always turns it off. Modelled on Spring Boot's
+ * Matches when a backend may register its {@code LockProvider}: {@code distlock.provider}
+ * is unset (every available backend registers, and exactly one must result) or names this
+ * backend, or {@code distlock.<name>.enabled=true} adds it beside the default one.
+ * {@code distlock.<name>.enabled=false} always turns it off. Modelled on Spring Boot's
  * {@code CacheCondition}.
  *
  * @since 0.1.0
@@ -29,9 +30,9 @@ public @interface ConditionalOnLockProvider {
 	String value();
 
 	/**
-	 * Whether the backend registers only when chosen explicitly (by {@code distlock.provider} or
-	 * {@code distlock.<name>.enabled=true}), never just because it is available. True for {@code local}, which is
-	 * always available.
+	 * Whether the backend registers only when chosen explicitly (by
+	 * {@code distlock.provider} or {@code distlock.<name>.enabled=true}), never just
+	 * because it is available. True for {@code local}, which is always available.
 	 * @return {@code true} if it must be chosen
 	 */
 	boolean explicitOnly() default false;

@@ -19,11 +19,13 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
- * The core of distlock: {@link LockTemplate} over every {@link LockProvider} bean, the shared {@link LeaseRenewer},
- * and the in-JVM {@code local} provider when chosen. Backend auto-configurations run before this one and contribute
- * {@link LockProvider} beans; the default one is {@code distlock.provider}, or the only one there is. None, or several
- * without a choice, fail at startup with a message saying what to set. With spring-aop present (lock-starter brings
- * it), {@code @DistributedLock} methods are applied by an advisor ({@code distlock.aop.*}).
+ * The core of distlock: {@link LockTemplate} over every {@link LockProvider} bean, the
+ * shared {@link LeaseRenewer}, and the in-JVM {@code local} provider when chosen. Backend
+ * auto-configurations run before this one and contribute {@link LockProvider} beans; the
+ * default one is {@code distlock.provider}, or the only one there is. None, or several
+ * without a choice, fail at startup with a message saying what to set. With spring-aop
+ * present (lock-starter brings it), {@code @DistributedLock} methods are applied by an
+ * advisor ({@code distlock.aop.*}).
  *
  * @since 0.1.0
  */
@@ -48,8 +50,7 @@ public final class DistlockAutoConfiguration {
 				listeners.orderedStream().toList());
 	}
 
-	static String chooseDefault(@org.jspecify.annotations.Nullable String configured,
-			List<LockProvider<?>> available) {
+	static String chooseDefault(@org.jspecify.annotations.Nullable String configured, List<LockProvider<?>> available) {
 		List<String> names = available.stream().map(LockProvider::name).toList();
 		if (configured != null && !configured.isBlank()) {
 			if (!names.contains(configured.trim())) {

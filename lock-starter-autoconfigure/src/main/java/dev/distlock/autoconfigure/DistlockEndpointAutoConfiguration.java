@@ -13,9 +13,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code locks} actuator endpoint ({@link LocksEndpoint}), when the actuator is on the class path, a
- * {@link LockTemplate} exists, and the endpoint is available (exposed with
- * {@code management.endpoints.web.exposure.include=locks} and not switched off).
+ * The {@code locks} actuator endpoint ({@link LocksEndpoint}), when the actuator is on
+ * the class path, a {@link LockTemplate} exists, and the endpoint is available (exposed
+ * with {@code management.endpoints.web.exposure.include=locks} and not switched off).
  *
  * @since 0.1.0
  */

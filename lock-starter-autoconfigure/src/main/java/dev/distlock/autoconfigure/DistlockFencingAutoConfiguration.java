@@ -18,14 +18,14 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Fenced writes ({@link JdbcFencing} over the application's {@link JdbcClient}, {@link RedisFencing} over its
- * {@link StringRedisTemplate}) and, with Micrometer, the {@value MetricsFencingListener#REJECTED} counter. Each
- * backs off when its client is absent or when the application declares its own.
+ * Fenced writes ({@link JdbcFencing} over the application's {@link JdbcClient},
+ * {@link RedisFencing} over its {@link StringRedisTemplate}) and, with Micrometer, the
+ * {@value MetricsFencingListener#REJECTED} counter. Each backs off when its client is
+ * absent or when the application declares its own.
  *
  * @since 0.1.0
  */
-@AutoConfiguration(afterName = {
-		"org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration",
+@AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 public final class DistlockFencingAutoConfiguration {
@@ -69,7 +69,10 @@ public final class DistlockFencingAutoConfiguration {
 
 	}
 
-	/** Every listener bean, looked up on each (rare) refusal so that none is created before it is needed. */
+	/**
+	 * Every listener bean, looked up on each (rare) refusal so that none is created
+	 * before it is needed.
+	 */
 	static FencingListener listener(ObjectProvider<FencingListener> listeners) {
 		return (store, name, exception) -> listeners.orderedStream()
 			.forEach((listener) -> listener.rejected(store, name, exception));

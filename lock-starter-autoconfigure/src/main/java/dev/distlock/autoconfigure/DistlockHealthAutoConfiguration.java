@@ -18,9 +18,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * A {@code distlock} health contributor with one {@link LockProviderHealthIndicator} per backend the
- * {@link LockTemplate} uses, each doing one cheap round trip. Shown under {@code /actuator/health} as
- * {@code distlock.<provider>}; switch off with {@code management.health.distlock.enabled=false}.
+ * A {@code distlock} health contributor with one {@link LockProviderHealthIndicator} per
+ * backend the {@link LockTemplate} uses, each doing one cheap round trip. Shown under
+ * {@code /actuator/health} as {@code distlock.<provider>}; switch off with
+ * {@code management.health.distlock.enabled=false}.
  *
  * @since 0.1.0
  */

@@ -11,9 +11,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
- * A Spring Integration {@link LockRegistry} on distlock ({@link DistlockLockRegistry}) when Spring Integration is on
- * the classpath, so its aggregators, {@code LockRegistryLeaderInitiator} and {@code executeLocked} lock through the
- * {@link LockTemplate}; it backs off when the application defines a lock registry of its own.
+ * A Spring Integration {@link LockRegistry} on distlock ({@link DistlockLockRegistry})
+ * when Spring Integration is on the classpath, so its aggregators,
+ * {@code LockRegistryLeaderInitiator} and {@code executeLocked} lock through the
+ * {@link LockTemplate}; it backs off when the application defines a lock registry of its
+ * own.
  *
  * @since 0.3.0
  */

@@ -36,11 +36,12 @@ import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Countdown latches beside the locks: a {@link LatchProvider} for every configured lock backend that can hold one
- * (local, redis, redisson, jdbc, zookeeper; etcd's comes with its lock provider; not {@code redisson-quorum}), on the
- * same client, and a
- * {@link LatchTemplate} over the one named by {@code distlock.latch.provider}, else the default lock provider's, else
- * the only one. {@code distlock.latch.enabled=false} turns it off.
+ * Countdown latches beside the locks: a {@link LatchProvider} for every configured lock
+ * backend that can hold one (local, redis, redisson, jdbc, zookeeper; etcd's comes with
+ * its lock provider; not {@code redisson-quorum}), on the same client, and a
+ * {@link LatchTemplate} over the one named by {@code distlock.latch.provider}, else the
+ * default lock provider's, else the only one. {@code distlock.latch.enabled=false} turns
+ * it off.
  *
  * @since 0.2.0
  */

@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of distlock's countdown latches ({@link dev.distlock.core.LatchTemplate}), under
- * {@code distlock.latch.*}.
+ * Configuration of distlock's countdown latches
+ * ({@link dev.distlock.core.LatchTemplate}), under {@code distlock.latch.*}.
  *
  * @since 0.2.0
  */
@@ -21,14 +21,15 @@ public class DistlockLatchProperties {
 	private boolean enabled = true;
 
 	/**
-	 * How long a latch lives at most after its count was set, when trySetCount is given no expiry, so that
-	 * abandoned latches do not pile up in the backend. Must be positive.
+	 * How long a latch lives at most after its count was set, when trySetCount is given
+	 * no expiry, so that abandoned latches do not pile up in the backend. Must be
+	 * positive.
 	 */
 	private Duration expiry = Duration.ofHours(1);
 
 	/**
-	 * Backend of the latches: local, redis, redisson, jdbc, zookeeper or etcd. Unset means the default lock
-	 * provider's backend, or the only one that holds latches.
+	 * Backend of the latches: local, redis, redisson, jdbc, zookeeper or etcd. Unset
+	 * means the default lock provider's backend, or the only one that holds latches.
 	 */
 	private @Nullable String provider;
 

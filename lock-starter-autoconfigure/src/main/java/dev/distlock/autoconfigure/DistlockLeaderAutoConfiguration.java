@@ -26,10 +26,12 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 /**
- * Leader election: with {@code distlock.leader.enabled=true}, a {@link LeaderCandidate} for this instance (a
- * lifecycle bean that runs for leader of {@code distlock.leader.group} while the context runs); with spring-aop, the
- * {@link LeaderOnly @LeaderOnly} advisor (also when election is off, so that such a method fails instead of running on
- * every instance). The {@code leader} endpoint is {@link DistlockLeaderEndpointAutoConfiguration}'s.
+ * Leader election: with {@code distlock.leader.enabled=true}, a {@link LeaderCandidate}
+ * for this instance (a lifecycle bean that runs for leader of
+ * {@code distlock.leader.group} while the context runs); with spring-aop, the
+ * {@link LeaderOnly @LeaderOnly} advisor (also when election is off, so that such a
+ * method fails instead of running on every instance). The {@code leader} endpoint is
+ * {@link DistlockLeaderEndpointAutoConfiguration}'s.
  *
  * @since 0.1.0
  */

@@ -13,8 +13,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code leader} actuator endpoint ({@link LeaderEndpoint}), when the actuator is on the class path, leader
- * election is on (a {@link LeaderCandidate} exists), and the endpoint is available (exposed with
+ * The {@code leader} actuator endpoint ({@link LeaderEndpoint}), when the actuator is on
+ * the class path, leader election is on (a {@link LeaderCandidate} exists), and the
+ * endpoint is available (exposed with
  * {@code management.endpoints.web.exposure.include=leader}).
  *
  * @since 0.1.0

@@ -20,13 +20,14 @@ public class DistlockLeaderProperties {
 	private boolean enabled;
 
 	/**
-	 * Name of the group whose instances elect one leader. Defaults to spring.application.name, else "application".
+	 * Name of the group whose instances elect one leader. Defaults to
+	 * spring.application.name, else "application".
 	 */
 	private @Nullable String group;
 
 	/**
-	 * Lease the leader holds and renews every third of it: how long a crashed or paused leader keeps the group
-	 * without a leader.
+	 * Lease the leader holds and renews every third of it: how long a crashed or paused
+	 * leader keeps the group without a leader.
 	 */
 	private Duration lease = Duration.ofSeconds(15);
 
@@ -36,8 +37,8 @@ public class DistlockLeaderProperties {
 	private @Nullable String provider;
 
 	/**
-	 * Id of this instance's candidate, shown in events and the leader endpoint. Defaults to host name and process
-	 * id.
+	 * Id of this instance's candidate, shown in events and the leader endpoint. Defaults
+	 * to host name and process id.
 	 */
 	private @Nullable String candidateId;
 

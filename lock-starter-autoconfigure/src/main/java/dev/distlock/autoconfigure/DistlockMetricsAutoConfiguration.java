@@ -12,9 +12,11 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer meters for every lock backend ({@link MetricsLockListener}), when Micrometer is on the class path and a
- * {@link MeterRegistry} bean exists. Runs before {@link DistlockAutoConfiguration} so the listener is there when the
- * {@code LockTemplate} collects its listeners. Turn meters off with {@code management.metrics.enable.distlock=false}.
+ * Micrometer meters for every lock backend ({@link MetricsLockListener}), when Micrometer
+ * is on the class path and a {@link MeterRegistry} bean exists. Runs before
+ * {@link DistlockAutoConfiguration} so the listener is there when the
+ * {@code LockTemplate} collects its listeners. Turn meters off with
+ * {@code management.metrics.enable.distlock=false}.
  *
  * @since 0.1.0
  */

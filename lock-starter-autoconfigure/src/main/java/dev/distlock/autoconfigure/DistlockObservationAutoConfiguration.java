@@ -11,10 +11,12 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.context.annotation.Bean;
 
 /**
- * Observation API spans around lock acquisition and hold ({@link ObservationLockListener}), when
- * micrometer-observation is on the class path and an {@link ObservationRegistry} bean exists. Runs before
- * {@link DistlockAutoConfiguration} so the listener is there when the {@code LockTemplate} collects its listeners.
- * Turn them off with {@code management.observations.enable.distlock=false}.
+ * Observation API spans around lock acquisition and hold
+ * ({@link ObservationLockListener}), when micrometer-observation is on the class path and
+ * an {@link ObservationRegistry} bean exists. Runs before
+ * {@link DistlockAutoConfiguration} so the listener is there when the
+ * {@code LockTemplate} collects its listeners. Turn them off with
+ * {@code management.observations.enable.distlock=false}.
  *
  * @since 0.1.0
  */

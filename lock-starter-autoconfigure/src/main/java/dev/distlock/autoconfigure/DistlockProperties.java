@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
 /**
- * Configuration of distlock's core, under {@code distlock.*}. Backends have their own groups
- * ({@code distlock.redis.*}, {@code distlock.jdbc.*}, ...).
+ * Configuration of distlock's core, under {@code distlock.*}. Backends have their own
+ * groups ({@code distlock.redis.*}, {@code distlock.jdbc.*}, ...).
  *
  * @since 0.1.0
  */
@@ -18,8 +18,8 @@ import org.springframework.core.Ordered;
 public class DistlockProperties {
 
 	/**
-	 * Backend used when a lock names none: local, redis, redisson, redisson-quorum, jdbc or zookeeper. Optional when exactly one
-	 * backend is available.
+	 * Backend used when a lock names none: local, redis, redisson, redisson-quorum, jdbc
+	 * or zookeeper. Optional when exactly one backend is available.
 	 */
 	private @Nullable String provider;
 
@@ -29,7 +29,8 @@ public class DistlockProperties {
 	private String keyPrefix = "lock:";
 
 	/**
-	 * Lease of locks that set none. When unset, locks are held until released and the watchdog renews them.
+	 * Lease of locks that set none. When unset, locks are held until released and the
+	 * watchdog renews them.
 	 */
 	private @Nullable Duration defaultLease;
 
@@ -44,9 +45,10 @@ public class DistlockProperties {
 	private LockSettings.LeaseLostAction onLeaseLost = LockSettings.LeaseLostAction.NOTIFY;
 
 	/**
-	 * Longest time one backend call may take when nothing tighter bounds it (a release, a renewal, a health check);
-	 * an acquisition's calls end by its wait's deadline plus this. Bounds distlock's own calls whatever the client
-	 * library's timeouts are; a shorter client timeout still applies.
+	 * Longest time one backend call may take when nothing tighter bounds it (a release, a
+	 * renewal, a health check); an acquisition's calls end by its wait's deadline plus
+	 * this. Bounds distlock's own calls whatever the client library's timeouts are; a
+	 * shorter client timeout still applies.
 	 */
 	private Duration callTimeout = Duration.ofSeconds(1);
 
@@ -139,7 +141,8 @@ public class DistlockProperties {
 	public static class Watchdog {
 
 		/**
-		 * Backend lease of locks held until released: how long a crashed holder blocks the key.
+		 * Backend lease of locks held until released: how long a crashed holder blocks
+		 * the key.
 		 */
 		private Duration lease = Duration.ofSeconds(30);
 
@@ -185,7 +188,8 @@ public class DistlockProperties {
 	public static class Wait {
 
 		/**
-		 * First poll interval of a waiter without release notifications; it doubles up to max-backoff.
+		 * First poll interval of a waiter without release notifications; it doubles up to
+		 * max-backoff.
 		 */
 		private Duration minBackoff = Duration.ofMillis(5);
 
@@ -195,7 +199,8 @@ public class DistlockProperties {
 		private Duration maxBackoff = Duration.ofMillis(200);
 
 		/**
-		 * Longest sleep of a waiter that has release notifications: the most a lost notification can cost.
+		 * Longest sleep of a waiter that has release notifications: the most a lost
+		 * notification can cost.
 		 */
 		private Duration fallbackPoll = Duration.ofMillis(500);
 
@@ -236,7 +241,8 @@ public class DistlockProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Order of the advisor. The default puts it just outside @Transactional, so a lock is released after commit.
+		 * Order of the advisor. The default puts it just outside @Transactional, so a
+		 * lock is released after commit.
 		 */
 		private int order = Ordered.LOWEST_PRECEDENCE - 1;
 

@@ -8,11 +8,14 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What distlock reads at run time that Spring's ahead-of-time processing cannot see in the bean definitions: the Lua
- * scripts of the {@code redis} and {@code redisson} backends and the fencing helpers, the SQL of the {@code jdbc} backend (schema and
- * operations per dialect), and {@link LockExpressionRoot}, whose getters {@code @DistributedLock} key expressions
- * reach through reflection ({@code #root.methodName}). Imported by {@link DistlockAutoConfiguration}; a GraalVM
- * native image needs it, a JVM started with {@code -Dspring.aot.enabled=true} does not mind it.
+ * What distlock reads at run time that Spring's ahead-of-time processing cannot see in
+ * the bean definitions: the Lua scripts of the {@code redis} and {@code redisson}
+ * backends and the fencing helpers, the SQL of the {@code jdbc} backend (schema and
+ * operations per dialect), and {@link LockExpressionRoot}, whose getters
+ * {@code @DistributedLock} key expressions reach through reflection
+ * ({@code #root.methodName}). Imported by {@link DistlockAutoConfiguration}; a GraalVM
+ * native image needs it, a JVM started with {@code -Dspring.aot.enabled=true} does not
+ * mind it.
  *
  * @since 0.1.0
  */

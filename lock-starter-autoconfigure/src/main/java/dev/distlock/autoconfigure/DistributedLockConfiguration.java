@@ -30,11 +30,13 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * The {@code @DistributedLock} support: key resolver, operation source, advisor and the startup validator, all
- * infrastructure beans that reach the {@link LockTemplate} lazily (so that the advisor, which auto-proxy creators look
- * up while other beans are being created, never pulls the backends in early). Makes sure an auto-proxy creator exists
- * even without Spring Boot's {@code AopAutoConfiguration}, like {@code @EnableTransactionManagement} does. Off with
- * {@code distlock.aop.enabled=false} or without spring-aop.
+ * The {@code @DistributedLock} support: key resolver, operation source, advisor and the
+ * startup validator, all infrastructure beans that reach the {@link LockTemplate} lazily
+ * (so that the advisor, which auto-proxy creators look up while other beans are being
+ * created, never pulls the backends in early). Makes sure an auto-proxy creator exists
+ * even without Spring Boot's {@code AopAutoConfiguration}, like
+ * {@code @EnableTransactionManagement} does. Off with {@code distlock.aop.enabled=false}
+ * or without spring-aop.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = { "org.springframework.aop.framework.autoproxy.AbstractAdvisorAutoProxyCreator",
@@ -67,7 +69,8 @@ class DistributedLockConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockAdvisor distributedLockAdvisor(LockOperationSource distributedLockOperationSource,
 			ObjectProvider<LockTemplate> lockTemplate, Environment environment) {
-		// read from the Environment, not DistlockProperties: this bean is created while the auto-proxy creator is
+		// read from the Environment, not DistlockProperties: this bean is created while
+		// the auto-proxy creator is
 		// post-processing other beans, too early to create ordinary beans
 		int order = Binder.get(environment)
 			.bind("distlock.aop.order", Integer.class)
@@ -85,8 +88,8 @@ class DistributedLockConfiguration {
 	}
 
 	/**
-	 * Registers Spring's infrastructure auto-proxy creator unless a more capable one (Spring Boot's AspectJ one) is
-	 * registered too, in which case that one wins.
+	 * Registers Spring's infrastructure auto-proxy creator unless a more capable one
+	 * (Spring Boot's AspectJ one) is registered too, in which case that one wins.
 	 */
 	static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
 

@@ -31,10 +31,11 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The etcd backend: an {@link EtcdLockProvider} named {@code etcd} (and an {@link EtcdLatchProvider} beside it unless
- * {@code distlock.latch.enabled=false}) on the application's jetcd {@link Client} bean, or on a client that distlock
- * creates and closes from {@code distlock.etcd.endpoints} when there is none. Needs {@code io.etcd:jetcd-core} on the
- * class path.
+ * The etcd backend: an {@link EtcdLockProvider} named {@code etcd} (and an
+ * {@link EtcdLatchProvider} beside it unless {@code distlock.latch.enabled=false}) on the
+ * application's jetcd {@link Client} bean, or on a client that distlock creates and
+ * closes from {@code distlock.etcd.endpoints} when there is none. Needs
+ * {@code io.etcd:jetcd-core} on the class path.
  *
  * @since 0.3.0
  */
@@ -83,8 +84,7 @@ public final class EtcdLockAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		EtcdLockProvider etcdLockProvider(Client client, EtcdLockProperties properties,
-				DistlockProperties distlock) {
+		EtcdLockProvider etcdLockProvider(Client client, EtcdLockProperties properties, DistlockProperties distlock) {
 			return EtcdLockProvider.builder(client)
 				.root(properties.getRoot())
 				.callTimeout(distlock.getCallTimeout())
@@ -94,16 +94,16 @@ public final class EtcdLockAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBooleanProperty(name = "distlock.latch.enabled", matchIfMissing = true)
-		EtcdLatchProvider etcdLatchProvider(Client client, EtcdLockProperties properties,
-				DistlockProperties distlock) {
+		EtcdLatchProvider etcdLatchProvider(Client client, EtcdLockProperties properties, DistlockProperties distlock) {
 			return new EtcdLatchProvider(client, properties.getRoot(), distlock.getCallTimeout());
 		}
 
 	}
 
 	/**
-	 * A client to lock with: the application's own, or distlock's from the endpoints. Judged on the property rather
-	 * than on distlock's client bean, whose registration may come after this condition is evaluated.
+	 * A client to lock with: the application's own, or distlock's from the endpoints.
+	 * Judged on the property rather than on distlock's client bean, whose registration
+	 * may come after this condition is evaluated.
 	 */
 	static class ClientAvailableCondition extends AnyNestedCondition {
 
@@ -124,8 +124,8 @@ public final class EtcdLockAutoConfiguration {
 	}
 
 	/**
-	 * Whether {@code distlock.etcd.endpoints} is set, as a comma-separated value or as a list (which
-	 * {@code @ConditionalOnProperty} does not see in YAML).
+	 * Whether {@code distlock.etcd.endpoints} is set, as a comma-separated value or as a
+	 * list (which {@code @ConditionalOnProperty} does not see in YAML).
 	 */
 	static class EndpointsCondition extends SpringBootCondition {
 

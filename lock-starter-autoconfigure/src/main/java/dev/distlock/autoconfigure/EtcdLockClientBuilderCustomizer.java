@@ -3,10 +3,11 @@ package dev.distlock.autoconfigure;
 import io.etcd.jetcd.ClientBuilder;
 
 /**
- * Callback that customizes the jetcd {@link ClientBuilder} of the client distlock creates from
- * {@code distlock.etcd.endpoints} (TLS through {@code sslContext}, authority, retries, interceptors), after
- * {@code distlock.etcd.*} has been applied. Not used when the application has its own {@code Client}. Beans of this
- * type are applied in their {@link org.springframework.core.annotation.Order order}.
+ * Callback that customizes the jetcd {@link ClientBuilder} of the client distlock creates
+ * from {@code distlock.etcd.endpoints} (TLS through {@code sslContext}, authority,
+ * retries, interceptors), after {@code distlock.etcd.*} has been applied. Not used when
+ * the application has its own {@code Client}. Beans of this type are applied in their
+ * {@link org.springframework.core.annotation.Order order}.
  *
  * @since 0.3.0
  */

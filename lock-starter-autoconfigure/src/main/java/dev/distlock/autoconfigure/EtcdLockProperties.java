@@ -10,9 +10,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * Configuration of the etcd backend, under {@code distlock.etcd.*}. The connection settings apply only when distlock
- * creates its own jetcd client, that is when there is no {@code io.etcd.jetcd.Client} bean and {@code endpoints} is
- * set.
+ * Configuration of the etcd backend, under {@code distlock.etcd.*}. The connection
+ * settings apply only when distlock creates its own jetcd client, that is when there is
+ * no {@code io.etcd.jetcd.Client} bean and {@code endpoints} is set.
  *
  * @since 0.3.0
  */
@@ -21,13 +21,14 @@ import org.springframework.validation.annotation.Validated;
 public class EtcdLockProperties {
 
 	/**
-	 * Whether to register this backend beside the default one; unset means only when distlock.provider names it or
-	 * it is the only backend.
+	 * Whether to register this backend beside the default one; unset means only when
+	 * distlock.provider names it or it is the only backend.
 	 */
 	private @Nullable Boolean enabled;
 
 	/**
-	 * etcd client URLs, e.g. http://etcd1:2379. Used only when the application defines no jetcd Client bean.
+	 * etcd client URLs, e.g. http://etcd1:2379. Used only when the application defines no
+	 * jetcd Client bean.
 	 */
 	private List<String> endpoints = new ArrayList<>();
 
@@ -42,14 +43,14 @@ public class EtcdLockProperties {
 	private @Nullable String password;
 
 	/**
-	 * Prefix of every key distlock writes (locks under <root>/lock/, latches under <root>/latch/), without a trailing
-	 * slash.
+	 * Prefix of every key distlock writes (locks under <root>/lock/, latches under
+	 * <root>/latch/), without a trailing slash.
 	 */
 	private String root = "/distlock";
 
 	/**
-	 * How long the client waits to connect to an endpoint. Every call distlock makes is bounded by its wait time plus
-	 * distlock.call-timeout, whatever this is.
+	 * How long the client waits to connect to an endpoint. Every call distlock makes is
+	 * bounded by its wait time plus distlock.call-timeout, whatever this is.
 	 */
 	private Duration connectTimeout = Duration.ofSeconds(5);
 

@@ -19,11 +19,12 @@ import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The JDBC lock backend ({@code distlock.provider=jdbc}) on the application's {@link DataSource}, or on one marked
- * {@link DistlockDataSource @DistlockDataSource}: a {@link JdbcLockProvider} and, per
- * {@code distlock.jdbc.initialize-schema}, the creation of its table. The database type is detected from the
- * connection's metadata (PostgreSQL, MariaDB, MySQL, H2), or taken from {@code distlock.jdbc.platform}; any other
- * database fails at startup with a message saying so.
+ * The JDBC lock backend ({@code distlock.provider=jdbc}) on the application's
+ * {@link DataSource}, or on one marked {@link DistlockDataSource @DistlockDataSource}: a
+ * {@link JdbcLockProvider} and, per {@code distlock.jdbc.initialize-schema}, the creation
+ * of its table. The database type is detected from the connection's metadata (PostgreSQL,
+ * MariaDB, MySQL, H2), or taken from {@code distlock.jdbc.platform}; any other database
+ * fails at startup with a message saying so.
  *
  * @since 0.1.0
  */
@@ -58,8 +59,9 @@ public final class JdbcLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JdbcLockSchemaInitializer jdbcLockSchemaInitializer(@DistlockDataSource ObjectProvider<DataSource> distlockDataSource,
-			ObjectProvider<DataSource> dataSource, JdbcLockProperties properties) {
+	JdbcLockSchemaInitializer jdbcLockSchemaInitializer(
+			@DistlockDataSource ObjectProvider<DataSource> distlockDataSource, ObjectProvider<DataSource> dataSource,
+			JdbcLockProperties properties) {
 		return new JdbcLockSchemaInitializer(distlockDataSource.getIfAvailable(dataSource::getObject), properties);
 	}
 

@@ -11,9 +11,10 @@ import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * Configuration of the JDBC lock backend, under {@code distlock.jdbc.*}. Schema creation follows Spring Boot's
- * conventions ({@code initialize-schema}: {@code embedded} by default, {@code always}, {@code never};
- * {@code schema}: the script, {@code @@platform@@} standing for the database).
+ * Configuration of the JDBC lock backend, under {@code distlock.jdbc.*}. Schema creation
+ * follows Spring Boot's conventions ({@code initialize-schema}: {@code embedded} by
+ * default, {@code always}, {@code never}; {@code schema}: the script,
+ * {@code @@platform@@} standing for the database).
  *
  * @since 0.1.0
  */
@@ -22,8 +23,8 @@ import org.springframework.validation.annotation.Validated;
 public class JdbcLockProperties extends DatabaseInitializationProperties {
 
 	/**
-	 * Whether to register this backend beside the default one; unset means only when distlock.provider names it or
-	 * it is the only backend.
+	 * Whether to register this backend beside the default one; unset means only when
+	 * distlock.provider names it or it is the only backend.
 	 */
 	private @Nullable Boolean enabled;
 
@@ -34,31 +35,34 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	private String tableName = "distlock_lock";
 
 	/**
-	 * How long a FAIR waiter keeps its place in the queue without trying again. Should exceed
-	 * distlock.wait.max-backoff and distlock.wait.fallback-poll.
+	 * How long a FAIR waiter keeps its place in the queue without trying again. Should
+	 * exceed distlock.wait.max-backoff and distlock.wait.fallback-poll.
 	 */
 	private Duration fairWaiterTimeout = Duration.ofSeconds(5);
 
 	/**
-	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY, over one extra connection per application.
+	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY, over one extra connection
+	 * per application.
 	 */
 	private boolean notifications = true;
 
 	/**
-	 * How often released and expired lock rows are deleted; a released lock's row stays at most about this long.
-	 * 0 turns the background sweep off.
+	 * How often released and expired lock rows are deleted; a released lock's row stays
+	 * at most about this long. 0 turns the background sweep off.
 	 */
 	private Duration cleanupInterval = Duration.ofSeconds(30);
 
 	/**
-	 * Most rows one sweep transaction deletes; a sweep deletes batches until one comes back short.
+	 * Most rows one sweep transaction deletes; a sweep deletes batches until one comes
+	 * back short.
 	 */
 	@Positive
 	private int cleanupBatchSize = 500;
 
 	/**
-	 * Shortest time a statement of an acquire attempt may wait for a row another transaction holds, used when less of
-	 * the caller's wait is left (a try-once). Statements never wait longer than that or the caller's remaining wait.
+	 * Shortest time a statement of an acquire attempt may wait for a row another
+	 * transaction holds, used when less of the caller's wait is left (a try-once).
+	 * Statements never wait longer than that or the caller's remaining wait.
 	 */
 	private Duration minLockWait = Duration.ofMillis(200);
 

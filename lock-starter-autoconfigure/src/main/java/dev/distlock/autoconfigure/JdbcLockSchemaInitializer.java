@@ -20,10 +20,11 @@ import org.springframework.core.io.Resource;
 import org.springframework.util.StreamUtils;
 
 /**
- * Creates distlock's lock table at startup, following {@code distlock.jdbc.initialize-schema}: with the script of
- * the detected database (or {@code distlock.jdbc.platform}; MySQL uses MariaDB's script) and the configured table
- * name put in. A Spring Boot database initializer, so beans marked {@code @DependsOnDatabaseInitialization} (the
- * lock provider among them) start after it.
+ * Creates distlock's lock table at startup, following
+ * {@code distlock.jdbc.initialize-schema}: with the script of the detected database (or
+ * {@code distlock.jdbc.platform}; MySQL uses MariaDB's script) and the configured table
+ * name put in. A Spring Boot database initializer, so beans marked
+ * {@code @DependsOnDatabaseInitialization} (the lock provider among them) start after it.
  *
  * @since 0.1.0
  */
@@ -48,7 +49,8 @@ public class JdbcLockSchemaInitializer extends DataSourceScriptDatabaseInitializ
 		settings.setContinueOnError(properties.isContinueOnError());
 		boolean needed = mode == DatabaseInitializationMode.ALWAYS
 				|| (mode == DatabaseInitializationMode.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource));
-		// only look at the database when a script will run: detecting its type needs a connection
+		// only look at the database when a script will run: detecting its type needs a
+		// connection
 		settings.setSchemaLocations(needed ? List.of(schemaLocation(dataSource, properties)) : List.of());
 		return settings;
 	}

@@ -10,8 +10,9 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The condition behind {@link ConditionalOnLockProvider}. Properties are read through a {@link Binder}, so relaxed
- * names apply: {@code DISTLOCK_PROVIDER=local} or {@code DISTLOCK_REDIS_ENABLED=false} in the environment work as
+ * The condition behind {@link ConditionalOnLockProvider}. Properties are read through a
+ * {@link Binder}, so relaxed names apply: {@code DISTLOCK_PROVIDER=local} or
+ * {@code DISTLOCK_REDIS_ENABLED=false} in the environment work as
  * {@code distlock.provider} and {@code distlock.redis.enabled} do.
  */
 class OnLockProviderCondition extends SpringBootCondition {
@@ -32,8 +33,8 @@ class OnLockProviderCondition extends SpringBootCondition {
 		String chosen = binder.bind("distlock.provider", String.class).map(String::trim).orElse("");
 		if (chosen.isEmpty()) {
 			return explicitOnly
-					? ConditionOutcome.noMatch(message.because("distlock.provider is not set and '" + name
-							+ "' is only used when chosen"))
+					? ConditionOutcome.noMatch(
+							message.because("distlock.provider is not set and '" + name + "' is only used when chosen"))
 					: ConditionOutcome.match(message.because("distlock.provider is not set"));
 		}
 		return new ConditionOutcome(name.equalsIgnoreCase(chosen), message.because("distlock.provider is " + chosen));

@@ -19,10 +19,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.ClassUtils;
 
 /**
- * The {@code redis} backend: a {@link RedisLockProvider} on the application's {@link RedisConnectionFactory}, the
- * one Spring Boot configures from {@code spring.data.redis.*} (or another library's, such as Redisson's). Registered
- * when Spring Data Redis is on the class path, there is one connection factory, and {@code distlock.provider} is
- * unset or {@code redis} (or {@code distlock.redis.enabled=true}).
+ * The {@code redis} backend: a {@link RedisLockProvider} on the application's
+ * {@link RedisConnectionFactory}, the one Spring Boot configures from
+ * {@code spring.data.redis.*} (or another library's, such as Redisson's). Registered when
+ * Spring Data Redis is on the class path, there is one connection factory, and
+ * {@code distlock.provider} is unset or {@code redis} (or
+ * {@code distlock.redis.enabled=true}).
  *
  * @since 0.1.0
  */
@@ -48,7 +50,8 @@ public final class RedisLockAutoConfiguration {
 					"distlock.redis.fence-retention must be at least 1ms, was " + properties.getFenceRetention());
 		}
 		RedisLockProvider provider = new RedisLockProvider(connectionFactory);
-		// distlock.call-timeout: the bound of every call, whatever spring.data.redis.timeout is
+		// distlock.call-timeout: the bound of every call, whatever
+		// spring.data.redis.timeout is
 		provider.setCallTimeout(lockSettings.callTimeout());
 		provider.setWaiterTimeout(properties.getWaiterTimeout());
 		provider.setWriterPreference(properties.isWriterPreference());
@@ -63,9 +66,10 @@ public final class RedisLockAutoConfiguration {
 	}
 
 	private static void checkWaiterTimeout(Duration waiterTimeout, LockSettings settings) {
-		// a waiter keeps its place by trying again, and sleeps at most this long between tries
-		Duration longestSleep = (settings.fallbackPoll().compareTo(settings.maxBackoff()) > 0)
-				? settings.fallbackPoll() : settings.maxBackoff();
+		// a waiter keeps its place by trying again, and sleeps at most this long between
+		// tries
+		Duration longestSleep = (settings.fallbackPoll().compareTo(settings.maxBackoff()) > 0) ? settings.fallbackPoll()
+				: settings.maxBackoff();
 		if (waiterTimeout.compareTo(longestSleep.multipliedBy(2)) < 0) {
 			throw new LockConfigurationException("distlock.redis.waiter-timeout (" + waiterTimeout + ") must be at "
 					+ "least twice distlock.wait.fallback-poll and distlock.wait.max-backoff (" + longestSleep

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of the Redisson backends, under {@code distlock.redisson.*}: the {@code redisson} provider on the
- * application's {@code RedissonClient}, and the {@code redisson-quorum} provider over {@link #getNodes() nodes}.
+ * Configuration of the Redisson backends, under {@code distlock.redisson.*}: the
+ * {@code redisson} provider on the application's {@code RedissonClient}, and the
+ * {@code redisson-quorum} provider over {@link #getNodes() nodes}.
  *
  * @since 0.1.0
  */
@@ -18,30 +19,32 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class RedissonLockProperties {
 
 	/**
-	 * Whether to register this backend beside the default one; unset means only when distlock.provider names it or it
-	 * is the only backend.
+	 * Whether to register this backend beside the default one; unset means only when
+	 * distlock.provider names it or it is the only backend.
 	 */
 	private @Nullable Boolean enabled;
 
 	/**
-	 * How long a key's fencing counter (and a semaphore nobody uses) stays in Redis after the key's last grant or
-	 * renewal; never less than the lease of a lock that outlives it. Tokens never fall below the Redis server's clock
-	 * in microseconds, so the counter only protects against that clock stepping back by up to this much; each key
+	 * How long a key's fencing counter (and a semaphore nobody uses) stays in Redis after
+	 * the key's last grant or renewal; never less than the lease of a lock that outlives
+	 * it. Tokens never fall below the Redis server's clock in microseconds, so the
+	 * counter only protects against that clock stepping back by up to this much; each key
 	 * locked within it costs about 90 bytes. Applies to redisson and redisson-quorum.
 	 */
 	private Duration fenceRetention = Duration.ofHours(1);
 
 	/**
-	 * Addresses of independent Redis servers (redis://host:port, or rediss:// for TLS) for the redisson-quorum
-	 * provider, which holds a lock on a majority of them. They must not be replicas of one another; an odd number,
-	 * such as 3 or 5. Setting them registers the redisson-quorum provider (turn it off or on explicitly with
+	 * Addresses of independent Redis servers (redis://host:port, or rediss:// for TLS)
+	 * for the redisson-quorum provider, which holds a lock on a majority of them. They
+	 * must not be replicas of one another; an odd number, such as 3 or 5. Setting them
+	 * registers the redisson-quorum provider (turn it off or on explicitly with
 	 * distlock.redisson-quorum.enabled).
 	 */
 	private List<String> nodes = new ArrayList<>();
 
 	/**
-	 * How long each quorum node may take to connect and to answer one command. Keep it well below the shortest lease:
-	 * a slower node counts as failed.
+	 * How long each quorum node may take to connect and to answer one command. Keep it
+	 * well below the shortest lease: a slower node counts as failed.
 	 */
 	private Duration nodeTimeout = Duration.ofMillis(200);
 

@@ -22,9 +22,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /**
- * The ZooKeeper backend: a {@link ZooKeeperLockProvider} named {@code zookeeper} on the application's
- * {@link CuratorFramework} bean, or on a client that distlock creates, starts and closes from
- * {@code distlock.zookeeper.connect-string} when there is none. Needs {@code curator-recipes} on the class path.
+ * The ZooKeeper backend: a {@link ZooKeeperLockProvider} named {@code zookeeper} on the
+ * application's {@link CuratorFramework} bean, or on a client that distlock creates,
+ * starts and closes from {@code distlock.zookeeper.connect-string} when there is none.
+ * Needs {@code curator-recipes} on the class path.
  *
  * @since 0.1.0
  */
@@ -85,8 +86,9 @@ public final class ZooKeeperLockAutoConfiguration {
 	}
 
 	/**
-	 * A client to lock with: the application's own, or distlock's from the connect string. Judged on the property
-	 * rather than on distlock's client bean, whose registration may come after this condition is evaluated.
+	 * A client to lock with: the application's own, or distlock's from the connect
+	 * string. Judged on the property rather than on distlock's client bean, whose
+	 * registration may come after this condition is evaluated.
 	 */
 	static class ClientAvailableCondition extends AnyNestedCondition {
 

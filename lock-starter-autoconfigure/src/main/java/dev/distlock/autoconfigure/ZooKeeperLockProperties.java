@@ -10,9 +10,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * Configuration of the ZooKeeper backend, under {@code distlock.zookeeper.*}. The connection settings apply only when
- * distlock creates its own Curator client, that is when there is no {@code CuratorFramework} bean and
- * {@code connect-string} is set.
+ * Configuration of the ZooKeeper backend, under {@code distlock.zookeeper.*}. The
+ * connection settings apply only when distlock creates its own Curator client, that is
+ * when there is no {@code CuratorFramework} bean and {@code connect-string} is set.
  *
  * @since 0.1.0
  */
@@ -21,14 +21,15 @@ import org.springframework.validation.annotation.Validated;
 public class ZooKeeperLockProperties {
 
 	/**
-	 * Whether to register this backend beside the default one; unset means only when distlock.provider names it or
-	 * it is the only backend.
+	 * Whether to register this backend beside the default one; unset means only when
+	 * distlock.provider names it or it is the only backend.
 	 */
 	private @Nullable Boolean enabled;
 
 	/**
-	 * ZooKeeper servers to connect to, as host:port pairs separated by commas, optionally followed by a chroot path.
-	 * Used only when the application defines no CuratorFramework bean.
+	 * ZooKeeper servers to connect to, as host:port pairs separated by commas, optionally
+	 * followed by a chroot path. Used only when the application defines no
+	 * CuratorFramework bean.
 	 */
 	private @Nullable String connectString;
 
@@ -38,14 +39,14 @@ public class ZooKeeperLockProperties {
 	private String basePath = "/distlock";
 
 	/**
-	 * Session timeout: how long a crashed holder keeps its locks. The servers bound it (by default between 2 and 20
-	 * ticks).
+	 * Session timeout: how long a crashed holder keeps its locks. The servers bound it
+	 * (by default between 2 and 20 ticks).
 	 */
 	private Duration sessionTimeout = Duration.ofSeconds(30);
 
 	/**
-	 * How long a call waits for a connection; an acquire fails at the latest this long after its wait time ends,
-	 * retries included.
+	 * How long a call waits for a connection; an acquire fails at the latest this long
+	 * after its wait time ends, retries included.
 	 */
 	private Duration connectionTimeout = Duration.ofSeconds(15);
 
@@ -97,8 +98,8 @@ public class ZooKeeperLockProperties {
 	}
 
 	/**
-	 * Retries of ZooKeeper operations after a connection loss (exponential backoff), never past an acquire's bound of
-	 * its wait time plus the connection timeout.
+	 * Retries of ZooKeeper operations after a connection loss (exponential backoff),
+	 * never past an acquire's bound of its wait time plus the connection timeout.
 	 */
 	public static class Retry {
 

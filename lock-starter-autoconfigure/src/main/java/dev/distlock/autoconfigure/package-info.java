@@ -1,6 +1,7 @@
 /**
- * Auto-configuration: {@link dev.distlock.autoconfigure.DistlockAutoConfiguration} for the core, one
- * auto-configuration per backend, and {@link dev.distlock.autoconfigure.DistlockProperties}.
+ * Auto-configuration: {@link dev.distlock.autoconfigure.DistlockAutoConfiguration} for
+ * the core, one auto-configuration per backend, and
+ * {@link dev.distlock.autoconfigure.DistlockProperties}.
  */
 @NullMarked
 package dev.distlock.autoconfigure;

@@ -3,8 +3,8 @@ package dev.distlock.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Root of every exception distlock raises. Unchecked, so that lock failures travel through Spring's proxies and
- * callers' code like any other runtime failure.
+ * Root of every exception distlock raises. Unchecked, so that lock failures travel
+ * through Spring's proxies and callers' code like any other runtime failure.
  *
  * @since 0.1.0
  */

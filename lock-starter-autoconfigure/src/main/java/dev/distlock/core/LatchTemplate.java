@@ -6,15 +6,17 @@ import dev.distlock.core.spi.LatchProvider;
 import dev.distlock.core.spi.LatchWaiter;
 
 /**
- * A distributed countdown latch beside the locks: one process sets a count ({@link #trySetCount}), any process counts
- * it down ({@link #countDown}), and any process waits for zero ({@link #await}). The count lives in the backend, so it
- * survives the crash of the processes that set it or count it down; waiters are woken by the backend's notification
- * where it has one (Redis pub/sub, PostgreSQL {@code NOTIFY}, a ZooKeeper watch, Redisson's latch) and poll with
- * capped backoff elsewhere.
+ * A distributed countdown latch beside the locks: one process sets a count
+ * ({@link #trySetCount}), any process counts it down ({@link #countDown}), and any
+ * process waits for zero ({@link #await}). The count lives in the backend, so it survives
+ * the crash of the processes that set it or count it down; waiters are woken by the
+ * backend's notification where it has one (Redis pub/sub, PostgreSQL {@code NOTIFY}, a
+ * ZooKeeper watch, Redisson's latch) and poll with capped backoff elsewhere.
  * <p>
- * Every latch expires {@code expiry} after it was set ({@code distlock.latch.expiry} unless given), so abandoned
- * latches do not pile up. A latch that does not exist, because it was never set, reached zero or expired, has the
- * count zero: waiting for it returns at once, and it can be set again. Latch names share {@code distlock.key-prefix}
+ * Every latch expires {@code expiry} after it was set ({@code distlock.latch.expiry}
+ * unless given), so abandoned latches do not pile up. A latch that does not exist,
+ * because it was never set, reached zero or expired, has the count zero: waiting for it
+ * returns at once, and it can be set again. Latch names share {@code distlock.key-prefix}
  * with the locks but never collide with a lock of the same name.
  * <p>
  * Thread-safe; one instance serves the whole application.
@@ -46,7 +48,8 @@ public class LatchTemplate {
 	 * Sets the count of a latch that does not exist, with the default expiry.
 	 * @param name the latch name
 	 * @param count the count, at least one
-	 * @return {@code true} if set, {@code false} if the latch exists (its count is unchanged)
+	 * @return {@code true} if set, {@code false} if the latch exists (its count is
+	 * unchanged)
 	 * @throws LockConfigurationException if the name is blank or the count below one
 	 * @throws DistributedLockException if the backend failed
 	 */
@@ -55,12 +58,15 @@ public class LatchTemplate {
 	}
 
 	/**
-	 * Sets the count of a latch that does not exist; it expires after {@code expiry} whatever its count.
+	 * Sets the count of a latch that does not exist; it expires after {@code expiry}
+	 * whatever its count.
 	 * @param name the latch name
 	 * @param count the count, at least one
 	 * @param expiry how long the latch lives at most, positive
-	 * @return {@code true} if set, {@code false} if the latch exists (its count is unchanged)
-	 * @throws LockConfigurationException if the name is blank, the count below one or the expiry not positive
+	 * @return {@code true} if set, {@code false} if the latch exists (its count is
+	 * unchanged)
+	 * @throws LockConfigurationException if the name is blank, the count below one or the
+	 * expiry not positive
 	 * @throws DistributedLockException if the backend failed
 	 */
 	public boolean trySetCount(String name, long count, Duration expiry) {
@@ -78,8 +84,8 @@ public class LatchTemplate {
 	}
 
 	/**
-	 * Counts the latch down by one; at zero it is deleted and every waiter is woken. Does nothing if the latch does not
-	 * exist.
+	 * Counts the latch down by one; at zero it is deleted and every waiter is woken. Does
+	 * nothing if the latch does not exist.
 	 * @param name the latch name
 	 * @throws DistributedLockException if the backend failed
 	 */
@@ -96,7 +102,8 @@ public class LatchTemplate {
 	/**
 	 * The latch's current count.
 	 * @param name the latch name
-	 * @return the count, zero if the latch does not exist (never set, reached zero, or expired)
+	 * @return the count, zero if the latch does not exist (never set, reached zero, or
+	 * expired)
 	 * @throws DistributedLockException if the backend failed
 	 */
 	public long count(String name) {
@@ -110,10 +117,12 @@ public class LatchTemplate {
 	}
 
 	/**
-	 * Waits until the latch's count is zero (at once if it does not exist), at most {@code timeout}.
+	 * Waits until the latch's count is zero (at once if it does not exist), at most
+	 * {@code timeout}.
 	 * @param name the latch name
 	 * @param timeout the longest wait, not negative; zero checks once
-	 * @return {@code true} if the count is zero, {@code false} if the timeout passed first
+	 * @return {@code true} if the count is zero, {@code false} if the timeout passed
+	 * first
 	 * @throws InterruptedException if the thread was interrupted while waiting
 	 * @throws DistributedLockException if the backend failed
 	 */
@@ -158,7 +167,8 @@ public class LatchTemplate {
 
 	private DistributedLockException failed(String action, String name, Exception ex) {
 		return new DistributedLockException(
-				"Could not " + action + " latch '" + name + "' on " + this.provider.name() + ": " + ex.getMessage(), ex);
+				"Could not " + action + " latch '" + name + "' on " + this.provider.name() + ": " + ex.getMessage(),
+				ex);
 	}
 
 }

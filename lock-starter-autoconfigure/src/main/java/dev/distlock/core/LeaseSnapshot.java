@@ -5,7 +5,8 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A snapshot of one lease held by this process, for operators (the {@code locks} actuator endpoint, logs).
+ * A snapshot of one lease held by this process, for operators (the {@code locks} actuator
+ * endpoint, logs).
  *
  * @param key the key as requested
  * @param name the request's logical name ({@link LockRequest#name()}), or {@code null}
@@ -22,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param lostReason why it was lost, or {@code null}
  * @since 0.1.0
  */
-public record LeaseSnapshot(String key, @Nullable String name, LockType type, String provider, long fencingToken, String owner,
-		String holderThread, Instant acquiredAt, Instant expiresAt, long renewals, boolean watchdog, boolean valid,
-		@Nullable String lostReason) {
+public record LeaseSnapshot(String key, @Nullable String name, LockType type, String provider, long fencingToken,
+		String owner, String holderThread, Instant acquiredAt, Instant expiresAt, long renewals, boolean watchdog,
+		boolean valid, @Nullable String lostReason) {
 }

@@ -3,9 +3,10 @@ package dev.distlock.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock could not be acquired: the wait time ran out, the thread was interrupted, or the backend failed (the
- * backend's exception is kept as the cause). When this is thrown nothing is held: an attempt whose reply was lost has
- * already been released best-effort with its own owner token.
+ * A lock could not be acquired: the wait time ran out, the thread was interrupted, or the
+ * backend failed (the backend's exception is kept as the cause). When this is thrown
+ * nothing is held: an attempt whose reply was lost has already been released best-effort
+ * with its own owner token.
  *
  * @since 0.1.0
  */
@@ -22,7 +23,8 @@ public class LockAcquisitionException extends DistributedLockException {
 	}
 
 	/**
-	 * Whether the failure was the wait time running out (as opposed to a backend error or an interrupt).
+	 * Whether the failure was the wait time running out (as opposed to a backend error or
+	 * an interrupt).
 	 * @return {@code true} for a timeout
 	 */
 	public boolean isTimeout() {

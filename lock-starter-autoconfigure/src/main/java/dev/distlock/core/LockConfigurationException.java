@@ -3,9 +3,10 @@ package dev.distlock.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock is misconfigured: a bad annotation (unparseable key expression, unknown fallback method, bad duration), bad
- * properties, an unknown provider, or a lock type the chosen backend does not support. Raised at startup wherever
- * the mistake can be seen then, so that it never surfaces first in production traffic.
+ * A lock is misconfigured: a bad annotation (unparseable key expression, unknown fallback
+ * method, bad duration), bad properties, an unknown provider, or a lock type the chosen
+ * backend does not support. Raised at startup wherever the mistake can be seen then, so
+ * that it never surfaces first in production traffic.
  *
  * @since 0.1.0
  */

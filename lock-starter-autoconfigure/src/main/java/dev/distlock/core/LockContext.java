@@ -7,9 +7,10 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The leases held by the code running on the current thread: inside a {@code @DistributedLock} method, or inside a
- * {@link LockTemplate#execute} callback, {@link #currentLease()} is the innermost one. This is what lets guarded code
- * pass its {@link Lease#fencingToken() fencing token} to the resource it writes.
+ * The leases held by the code running on the current thread: inside a
+ * {@code @DistributedLock} method, or inside a {@link LockTemplate#execute} callback,
+ * {@link #currentLease()} is the innermost one. This is what lets guarded code pass its
+ * {@link Lease#fencingToken() fencing token} to the resource it writes.
  *
  * @since 0.1.0
  */
@@ -44,8 +45,9 @@ public final class LockContext {
 	}
 
 	/**
-	 * Makes a lease current for the code that runs until the matching {@link #pop(Lease)}. For integrations that
-	 * run guarded code themselves; {@link LockTemplate} and the aspect do this already.
+	 * Makes a lease current for the code that runs until the matching
+	 * {@link #pop(Lease)}. For integrations that run guarded code themselves;
+	 * {@link LockTemplate} and the aspect do this already.
 	 * @param lease the lease
 	 */
 	public static void push(Lease lease) {
@@ -57,7 +59,8 @@ public final class LockContext {
 	 * @param lease the lease pushed
 	 */
 	public static void pop(@Nullable Lease lease) {
-		// the (empty) deque stays with the thread: dropping it would allocate a new one on every guarded call
+		// the (empty) deque stays with the thread: dropping it would allocate a new one
+		// on every guarded call
 		LEASES.get().remove(lease);
 	}
 

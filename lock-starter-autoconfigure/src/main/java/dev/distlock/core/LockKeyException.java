@@ -3,8 +3,8 @@ package dev.distlock.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock key could not be made: its expression failed to evaluate, or gave {@code null} or a blank string. Nothing
- * was locked and the guarded method did not run.
+ * A lock key could not be made: its expression failed to evaluate, or gave {@code null}
+ * or a blank string. Nothing was locked and the guarded method did not run.
  *
  * @since 0.1.0
  */

@@ -3,20 +3,21 @@ package dev.distlock.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Observes what {@link LockTemplate} does, for metrics, tracing and logs. Called synchronously on the thread that
- * did the work (the renewer's for renewals and losses), so implementations must be fast and must not throw; an
- * exception is logged and ignored.
+ * Observes what {@link LockTemplate} does, for metrics, tracing and logs. Called
+ * synchronously on the thread that did the work (the renewer's for renewals and losses),
+ * so implementations must be fast and must not throw; an exception is logged and ignored.
  *
  * @since 0.1.0
  */
 public interface LockListener {
 
 	/**
-	 * An acquisition starts (not called for re-entry), before any local queueing or waiting. Exactly one of
-	 * {@link #acquired} or {@link #acquireFailed} follows on the same thread, so an implementation may keep the
-	 * state of one acquisition (a span, a start time) in a thread-local between them. Only an unexpected failure (an
-	 * {@link Error} thrown by a backend, a template used after it was closed) skips that follow-up, so an
-	 * implementation should discard a leftover it finds.
+	 * An acquisition starts (not called for re-entry), before any local queueing or
+	 * waiting. Exactly one of {@link #acquired} or {@link #acquireFailed} follows on the
+	 * same thread, so an implementation may keep the state of one acquisition (a span, a
+	 * start time) in a thread-local between them. Only an unexpected failure (an
+	 * {@link Error} thrown by a backend, a template used after it was closed) skips that
+	 * follow-up, so an implementation should discard a leftover it finds.
 	 * @param request the request
 	 * @param provider the backend's name
 	 */

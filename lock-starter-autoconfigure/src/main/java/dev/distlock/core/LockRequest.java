@@ -9,23 +9,26 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What to lock and how: key, type, lease, wait time, permits, provider and an optional logical name. Immutable; build one with
- * {@link #builder(String)}, which validates on {@link Builder#build()} and throws {@link LockConfigurationException}
- * for a blank key, a key longer than {@link #MAX_KEY_LENGTH}, a negative or zero lease, a negative wait, or permits
- * below one.
+ * What to lock and how: key, type, lease, wait time, permits, provider and an optional
+ * logical name. Immutable; build one with {@link #builder(String)}, which validates on
+ * {@link Builder#build()} and throws {@link LockConfigurationException} for a blank key,
+ * a key longer than {@link #MAX_KEY_LENGTH}, a negative or zero lease, a negative wait,
+ * or permits below one.
  * <p>
- * A {@code null} lease means "hold until released": the watchdog renews a short backend lease
- * until the lock is released, so a dead holder's lock frees itself. A {@code null} wait time means the configured
- * default ({@code distlock.default-wait}); {@link Duration#ZERO} means "try once".
+ * A {@code null} lease means "hold until released": the watchdog renews a short backend
+ * lease until the lock is released, so a dead holder's lock frees itself. A {@code null}
+ * wait time means the configured default ({@code distlock.default-wait});
+ * {@link Duration#ZERO} means "try once".
  *
  * @since 0.1.0
  */
 public final class LockRequest {
 
 	/**
-	 * The longest key accepted, in characters (before {@code distlock.key-prefix}). Keys are stored by the backends as
-	 * they are (Redis keys and channels, ZooKeeper paths, the fencing counters that outlive a lock), so a key built
-	 * from unbounded user input could otherwise cost unbounded memory; hash such input into the key instead.
+	 * The longest key accepted, in characters (before {@code distlock.key-prefix}). Keys
+	 * are stored by the backends as they are (Redis keys and channels, ZooKeeper paths,
+	 * the fencing counters that outlive a lock), so a key built from unbounded user input
+	 * could otherwise cost unbounded memory; hash such input into the key instead.
 	 */
 	public static final int MAX_KEY_LENGTH = 1024;
 
@@ -45,7 +48,8 @@ public final class LockRequest {
 
 	private final @Nullable Duration holdAtLeast;
 
-	private final @Nullable List<String> keys; // null for one key: nothing allocated on the common path
+	private final @Nullable List<String> keys; // null for one key: nothing allocated on
+												// the common path
 
 	private LockRequest(Builder builder) {
 		this.key = builder.key;
@@ -118,8 +122,9 @@ public final class LockRequest {
 	}
 
 	/**
-	 * The logical name of the lock, for metrics, traces and the {@code locks} endpoint: a bounded label such as the
-	 * annotation's {@code name}, never the key itself (keys are unbounded). It is not part of the key.
+	 * The logical name of the lock, for metrics, traces and the {@code locks} endpoint: a
+	 * bounded label such as the annotation's {@code name}, never the key itself (keys are
+	 * unbounded). It is not part of the key.
 	 * @return the name, or {@code null} if none was given
 	 */
 	public @Nullable String name() {
@@ -127,9 +132,10 @@ public final class LockRequest {
 	}
 
 	/**
-	 * This request for another key, every other setting kept: what a caller that locks many keys alike (an annotated
-	 * method, an integration) builds once and then aims at each call's key. Only the key is checked. A request of
-	 * several keys becomes one of this key alone.
+	 * This request for another key, every other setting kept: what a caller that locks
+	 * many keys alike (an annotated method, an integration) builds once and then aims at
+	 * each call's key. Only the key is checked. A request of several keys becomes one of
+	 * this key alone.
 	 * @param key the lock key
 	 * @return the request
 	 * @throws LockConfigurationException if the key is blank or too long
@@ -174,7 +180,8 @@ public final class LockRequest {
 	}
 
 	/**
-	 * The shortest time the lock stays taken after it was acquired ({@link Builder#holdAtLeast(Duration)}).
+	 * The shortest time the lock stays taken after it was acquired
+	 * ({@link Builder#holdAtLeast(Duration)}).
 	 * @return the hold, or {@code null} for none
 	 */
 	public @Nullable Duration holdAtLeast() {
@@ -182,7 +189,8 @@ public final class LockRequest {
 	}
 
 	/**
-	 * The keys in lock order (sorted, distinct); for several, {@link #key()} is them joined with commas, a label.
+	 * The keys in lock order (sorted, distinct); for several, {@link #key()} is them
+	 * joined with commas, a label.
 	 * @return the keys
 	 */
 	public List<String> keys() {
@@ -198,7 +206,8 @@ public final class LockRequest {
 	}
 
 	/**
-	 * Starts a request that locks several keys together ({@link Builder#keys(Collection)}).
+	 * Starts a request that locks several keys together
+	 * ({@link Builder#keys(Collection)}).
 	 * @param keys the keys, at least one
 	 * @return a builder
 	 */
@@ -247,8 +256,8 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Sets a fixed lease: the backend frees the lock after it unless {@link Lease#extend(Duration)} is called.
-		 * {@code null} selects the watchdog.
+		 * Sets a fixed lease: the backend frees the lock after it unless
+		 * {@link Lease#extend(Duration)} is called. {@code null} selects the watchdog.
 		 * @param lease the lease, positive
 		 * @return this builder
 		 */
@@ -258,7 +267,8 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Sets the wait time; {@link Duration#ZERO} tries once, {@code null} uses the configured default.
+		 * Sets the wait time; {@link Duration#ZERO} tries once, {@code null} uses the
+		 * configured default.
 		 * @param waitTime the wait time, not negative
 		 * @return this builder
 		 */
@@ -278,8 +288,8 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Sets the logical name that metrics and traces tag this lock with; keep it bounded (one value per call
-		 * site, never per key). Blank means none.
+		 * Sets the logical name that metrics and traces tag this lock with; keep it
+		 * bounded (one value per call site, never per key). Blank means none.
 		 * @param name the name, or {@code null}
 		 * @return this builder
 		 */
@@ -289,9 +299,10 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Keeps the lock taken until at least this long after it was acquired, also when released sooner: the
-		 * release then shortens the backend lease to what is left (ShedLock's {@code lockAtLeastFor}). Not negative,
-		 * not above a fixed {@link #lease(Duration) lease}; zero or {@code null} means none.
+		 * Keeps the lock taken until at least this long after it was acquired, also when
+		 * released sooner: the release then shortens the backend lease to what is left
+		 * (ShedLock's {@code lockAtLeastFor}). Not negative, not above a fixed
+		 * {@link #lease(Duration) lease}; zero or {@code null} means none.
 		 * @param holdAtLeast the shortest time the lock stays taken, or {@code null}
 		 * @return this builder
 		 */
@@ -301,8 +312,9 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Locks several keys together, all or none, taken in sorted order within one wait (so overlapping sets never
-		 * deadlock) and released in reverse; duplicates count once. Replaces the key.
+		 * Locks several keys together, all or none, taken in sorted order within one wait
+		 * (so overlapping sets never deadlock) and released in reverse; duplicates count
+		 * once. Replaces the key.
 		 * @param keys the keys, at least one, none blank
 		 * @return this builder
 		 */
@@ -328,7 +340,9 @@ public final class LockRequest {
 			return new LockRequest(this);
 		}
 
-		/** The one place a request is checked; each failure names the lock and the value. */
+		/**
+		 * The one place a request is checked; each failure names the lock and the value.
+		 */
 		private void check() {
 			String key = this.key;
 			checkKey(key);
@@ -353,9 +367,9 @@ public final class LockRequest {
 						"Hold-at-least of lock '" + key + "' must not be negative, was " + hold);
 			}
 			if (hold != null && this.lease != null && hold.compareTo(this.lease) > 0) {
-				throw new LockConfigurationException("Hold-at-least of lock '" + key + "' (" + hold
-						+ ") must not be longer than its fixed lease (" + this.lease
-						+ "): the backend would free the lock before the hold ends");
+				throw new LockConfigurationException(
+						"Hold-at-least of lock '" + key + "' (" + hold + ") must not be longer than its fixed lease ("
+								+ this.lease + "): the backend would free the lock before the hold ends");
 			}
 		}
 
@@ -364,9 +378,8 @@ public final class LockRequest {
 				throw new LockConfigurationException("Lock key must not be null or blank");
 			}
 			if (key.length() > MAX_KEY_LENGTH) {
-				throw new LockConfigurationException("Lock key must be at most " + MAX_KEY_LENGTH
-						+ " characters, was " + key.length() + " ('" + key.substring(0, 40)
-						+ "...'); hash long values into the key");
+				throw new LockConfigurationException("Lock key must be at most " + MAX_KEY_LENGTH + " characters, was "
+						+ key.length() + " ('" + key.substring(0, 40) + "...'); hash long values into the key");
 			}
 		}
 

@@ -16,22 +16,28 @@ import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The entry point for locking in code ({@link LockOperations}): {@link #execute(String, Callable)} runs a callback
- * under a lock, {@link #acquire(LockRequest)} and {@link #tryAcquire(LockRequest)} hand out a {@link Lease} to release
- * later, from any thread.
+ * The entry point for locking in code ({@link LockOperations}):
+ * {@link #execute(String, Callable)} runs a callback under a lock,
+ * {@link #acquire(LockRequest)} and {@link #tryAcquire(LockRequest)} hand out a
+ * {@link Lease} to release later, from any thread.
  * <p>
- * Semantics, on every backend: one holder per key for MUTEX, FAIR and WRITE while leases are valid; READ shares with
- * READ only; SEMAPHORE admits {@code permits} holders. The thread holding a MUTEX, FAIR, READ or WRITE lock
- * re-acquires it without a backend round trip and the lock is released when the outermost hold ends. Threads of this
- * JVM that contend for one key queue locally, so only one of them at a time talks to the backend (FAIR in arrival
- * order). A request without a lease is held until released: the watchdog renews a short backend lease
- * ({@code distlock.watchdog.lease}) so a crashed process frees the key within that lease. After {@code lease}, the
- * lock is free to everyone, in this instance and in others: a lease that ends without a release (it ran out, or it
- * was lost) frees the local queue too. Every acquisition carries a fencing token that strictly increases per lock.
+ * Semantics, on every backend: one holder per key for MUTEX, FAIR and WRITE while leases
+ * are valid; READ shares with READ only; SEMAPHORE admits {@code permits} holders. The
+ * thread holding a MUTEX, FAIR, READ or WRITE lock re-acquires it without a backend round
+ * trip and the lock is released when the outermost hold ends. Threads of this JVM that
+ * contend for one key queue locally, so only one of them at a time talks to the backend
+ * (FAIR in arrival order). A request without a lease is held until released: the watchdog
+ * renews a short backend lease ({@code distlock.watchdog.lease}) so a crashed process
+ * frees the key within that lease. After {@code lease}, the lock is free to everyone, in
+ * this instance and in others: a lease that ends without a release (it ran out, or it was
+ * lost) frees the local queue too. Every acquisition carries a fencing token that
+ * strictly increases per lock.
  * <p>
- * Besides the operations, the template offers what integrations and operators need: the one execution path with
- * callbacks ({@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}), the providers, the leases held
- * now and a forced release. Thread-safe; one instance serves the whole application.
+ * Besides the operations, the template offers what integrations and operators need: the
+ * one execution path with callbacks
+ * ({@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}), the providers,
+ * the leases held now and a forced release. Thread-safe; one instance serves the whole
+ * application.
  *
  * @since 0.1.0
  */
@@ -57,7 +63,8 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 	 * @param defaultProvider the name of the one used when a request names none
 	 * @param settings defaults and tuning
 	 * @param listeners observers of every acquisition, release, renewal and loss
-	 * @throws LockConfigurationException if there is no provider, names clash or the default is unknown
+	 * @throws LockConfigurationException if there is no provider, names clash or the
+	 * default is unknown
 	 */
 	public LockTemplate(Collection<? extends LockProvider<?>> providers, String defaultProvider, LockSettings settings,
 			List<? extends LockListener> listeners) {
@@ -80,20 +87,25 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 	}
 
 	/**
-	 * The one execution path every integration uses (the annotation, reactive and asynchronous results, Kotlin,
-	 * leader election): acquires the requested lock, runs {@code action} with the lease current in
-	 * {@link LockContext}, and releases when it returns or throws, or, if {@code async} is given and the action
-	 * returned a value, when {@code async} completes that value. A lease lost (or out of time) while the action ran
-	 * raises {@link LockLostException} when it ends, added as suppressed to the action's own exception if it threw.
-	 * When the lock stays busy for the whole wait, {@code busy} answers.
+	 * The one execution path every integration uses (the annotation, reactive and
+	 * asynchronous results, Kotlin, leader election): acquires the requested lock, runs
+	 * {@code action} with the lease current in {@link LockContext}, and releases when it
+	 * returns or throws, or, if {@code async} is given and the action returned a value,
+	 * when {@code async} completes that value. A lease lost (or out of time) while the
+	 * action ran raises {@link LockLostException} when it ends, added as suppressed to
+	 * the action's own exception if it threw. When the lock stays busy for the whole
+	 * wait, {@code busy} answers.
 	 * @param <T> the result type
 	 * @param request what to lock
 	 * @param action the guarded work
-	 * @param busy what to do when the lock stays busy ({@link BusyCallback#throwing()} to throw)
-	 * @param async how to hold the lock until an asynchronous result completes, or {@code null}
+	 * @param busy what to do when the lock stays busy ({@link BusyCallback#throwing()} to
+	 * throw)
+	 * @param async how to hold the lock until an asynchronous result completes, or
+	 * {@code null}
 	 * @return the action's result, the busy callback's, or the asynchronous hold's
 	 * @throws Throwable what the action or the busy callback throws, unchanged;
-	 * {@link LockAcquisitionException} if the backend failed; {@link LockLostException} as above
+	 * {@link LockAcquisitionException} if the backend failed; {@link LockLostException}
+	 * as above
 	 */
 	public <T> @Nullable T execute(LockRequest request, LockCallback<T> action, BusyCallback<T> busy,
 			@Nullable AsyncHold<T> async) throws Throwable {
@@ -123,9 +135,11 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 	}
 
 	/**
-	 * Ends the calling thread's claim on a lease it acquired, without releasing it: the thread no longer re-enters the
-	 * lock, so its next acquisition waits like any other. For leases handed to asynchronous work acquired with
-	 * {@link #acquire}; {@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)} does it itself.
+	 * Ends the calling thread's claim on a lease it acquired, without releasing it: the
+	 * thread no longer re-enters the lock, so its next acquisition waits like any other.
+	 * For leases handed to asynchronous work acquired with {@link #acquire};
+	 * {@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)} does it
+	 * itself.
 	 * @param lease a lease acquired by the calling thread
 	 */
 	public void detach(Lease lease) {
@@ -185,8 +199,9 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 	}
 
 	/**
-	 * Releases a lease held by this process, found by its owner token, whoever holds it: an operator's last resort
-	 * for a stuck local holder. The holder's work is not stopped; it sees its lease as lost.
+	 * Releases a lease held by this process, found by its owner token, whoever holds it:
+	 * an operator's last resort for a stuck local holder. The holder's work is not
+	 * stopped; it sees its lease as lost.
 	 * @param owner the owner token ({@link LeaseSnapshot#owner()})
 	 * @return {@code true} if a lease was found and released
 	 */
@@ -195,10 +210,11 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 	}
 
 	/**
-	 * Shuts down: new acquisitions fail with {@link LockAcquisitionException}, running holders are told their lease
-	 * is lost (their {@code execute} raises {@link LockLostException}), held locks are released on their backends
-	 * (bounded by a shutdown timeout of 10 s; what is left frees itself when its lease ends), and the lease clock
-	 * stops. Providers are closed by their owners.
+	 * Shuts down: new acquisitions fail with {@link LockAcquisitionException}, running
+	 * holders are told their lease is lost (their {@code execute} raises
+	 * {@link LockLostException}), held locks are released on their backends (bounded by a
+	 * shutdown timeout of 10 s; what is left frees itself when its lease ends), and the
+	 * lease clock stops. Providers are closed by their owners.
 	 */
 	@Override
 	public void close() {

@@ -7,9 +7,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Waits for jetcd's asynchronous calls until a deadline. jetcd retries a call by its own policy with no overall limit
- * a caller controls, so every call of this backend is awaited with {@code get(timeout)} up to a deadline on the
- * {@link System#nanoTime()} scale and fails with a {@link TimeoutException} there, its outcome unknown.
+ * Waits for jetcd's asynchronous calls until a deadline. jetcd retries a call by its own
+ * policy with no overall limit a caller controls, so every call of this backend is
+ * awaited with {@code get(timeout)} up to a deadline on the {@link System#nanoTime()}
+ * scale and fails with a {@link TimeoutException} there, its outcome unknown.
  */
 final class EtcdCalls {
 
@@ -22,7 +23,8 @@ final class EtcdCalls {
 	 * @param until the deadline
 	 * @param what the call, for the timeout's message
 	 * @return the reply
-	 * @throws TimeoutException if there was no reply by the deadline (the call goes on in the background)
+	 * @throws TimeoutException if there was no reply by the deadline (the call goes on in
+	 * the background)
 	 * @throws Exception the call's own failure
 	 */
 	static <T> T await(CompletableFuture<T> call, long until, String what) throws Exception {

@@ -7,10 +7,11 @@ import dev.distlock.core.spi.LockAttempt;
 import io.etcd.jetcd.ByteSequence;
 
 /**
- * A lock held through one queue entry. The entry's key holds the attempt's owner token, unique per acquisition, so
- * whoever knows the key owns the entry, and deleting it can never remove another owner's entry. The token is the
- * entry's creation revision, which no later write of the entry changes. Its lease is judged by the core's lease
- * clock; this object knows the etcd lease the entry is attached to and whether the hold ended.
+ * A lock held through one queue entry. The entry's key holds the attempt's owner token,
+ * unique per acquisition, so whoever knows the key owns the entry, and deleting it can
+ * never remove another owner's entry. The token is the entry's creation revision, which
+ * no later write of the entry changes. Its lease is judged by the core's lease clock;
+ * this object knows the etcd lease the entry is attached to and whether the hold ended.
  */
 final class EtcdHeldLock implements HeldLock {
 
@@ -64,7 +65,8 @@ final class EtcdHeldLock implements HeldLock {
 	}
 
 	/**
-	 * Ends the hold (released or lost) and detaches it from its etcd lease; only the first call returns {@code true}.
+	 * Ends the hold (released or lost) and detaches it from its etcd lease; only the
+	 * first call returns {@code true}.
 	 * @return whether the hold was live
 	 */
 	boolean finish() {

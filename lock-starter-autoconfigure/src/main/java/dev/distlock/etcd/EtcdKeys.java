@@ -9,11 +9,13 @@ import io.etcd.jetcd.ByteSequence;
 
 /**
  * Maps lock keys and latch names to etcd keys under a root: a lock's queue is the range
- * {@code <root>/lock/<encoded key>/<family>/}, where the family is {@code mutex}, {@code fair}, {@code rw} (READ and
- * WRITE share one queue) or {@code semaphore}, and each attempt adds one entry {@code <queue>/<type>-<encoded owner>}
- * to it, the type in lower case; a latch is {@code <root>/latch/<encoded name>}. Keys are data: in a key, an owner
- * or a name, {@code %} becomes {@code %25} and {@code /} becomes {@code %2F}, so none can reach outside
- * its segment or alias another (the encoding is one-to-one), whatever else it contains.
+ * {@code <root>/lock/<encoded key>/<family>/}, where the family is {@code mutex},
+ * {@code fair}, {@code rw} (READ and WRITE share one queue) or {@code semaphore}, and
+ * each attempt adds one entry {@code <queue>/<type>-<encoded owner>} to it, the type in
+ * lower case; a latch is {@code <root>/latch/<encoded name>}. Keys are data: in a key, an
+ * owner or a name, {@code %} becomes {@code %25} and {@code /} becomes {@code %2F}, so
+ * none can reach outside its segment or alias another (the encoding is one-to-one),
+ * whatever else it contains.
  *
  * @since 0.3.0
  */
@@ -26,7 +28,8 @@ public final class EtcdKeys {
 
 	/**
 	 * Creates the mapping under a root.
-	 * @param root a non-blank prefix that does not end with {@code /}, e.g. {@code /distlock}
+	 * @param root a non-blank prefix that does not end with {@code /}, e.g.
+	 * {@code /distlock}
 	 * @throws LockConfigurationException if the root is blank or ends with a slash
 	 */
 	public EtcdKeys(String root) {
@@ -42,7 +45,8 @@ public final class EtcdKeys {
 	}
 
 	/**
-	 * The prefix of a lock's queue: every entry of the lock's queue, and nothing else, starts with it.
+	 * The prefix of a lock's queue: every entry of the lock's queue, and nothing else,
+	 * starts with it.
 	 * @param key the full lock key
 	 * @param type the lock type
 	 * @return the queue prefix, ending with {@code /}

@@ -24,13 +24,15 @@ import io.etcd.jetcd.options.WatchOption;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Countdown latches on etcd, named {@code etcd}. A latch is the key {@code <root>/latch/<encoded name>} (see
- * {@link EtcdKeys}) whose value is the count, attached to an etcd lease of its expiry (whole seconds, rounded up), so
- * the servers delete an abandoned latch by themselves. Setting it is a transaction that writes the key only if it does
- * not exist; a count-down is a transaction that writes the count less one, or deletes the key at zero, only if the key
- * was not modified since it was read (retried when another count-down came first). Waiters watch the key from the
- * revision of their read, so no count-down is missed, and read it again at least every {@link #RECHECK}. Every call
- * is bounded by the call timeout.
+ * Countdown latches on etcd, named {@code etcd}. A latch is the key
+ * {@code <root>/latch/<encoded name>} (see {@link EtcdKeys}) whose value is the count,
+ * attached to an etcd lease of its expiry (whole seconds, rounded up), so the servers
+ * delete an abandoned latch by themselves. Setting it is a transaction that writes the
+ * key only if it does not exist; a count-down is a transaction that writes the count less
+ * one, or deletes the key at zero, only if the key was not modified since it was read
+ * (retried when another count-down came first). Waiters watch the key from the revision
+ * of their read, so no count-down is missed, and read it again at least every
+ * {@link #RECHECK}. Every call is bounded by the call timeout.
  *
  * @since 0.3.0
  */
@@ -77,10 +79,12 @@ public final class EtcdLatchProvider implements LatchProvider {
 		ByteSequence key = key(latch);
 		long ttl = Math.max(1, (expiry.toMillis() + 999) / 1000);
 		long lease = EtcdCalls.await(this.leases.grant(ttl), deadline(), "a lease grant for latch " + latch).getID();
-		boolean created = EtcdCalls.await(this.kv.txn()
-			.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-			.Then(Op.put(key, bytes(count), PutOption.builder().withLeaseId(lease).build()))
-			.commit(), deadline(), "the setting of latch " + latch).isSucceeded();
+		boolean created = EtcdCalls
+			.await(this.kv.txn()
+				.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+				.Then(Op.put(key, bytes(count), PutOption.builder().withLeaseId(lease).build()))
+				.commit(), deadline(), "the setting of latch " + latch)
+			.isSucceeded();
 		if (!created) {
 			// nothing is attached to it; revoking only spares the servers its expiry
 			this.leases.revoke(lease);
@@ -100,8 +104,9 @@ public final class EtcdLatchProvider implements LatchProvider {
 			Cmp unchanged = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(current.getModRevision()));
 			Op change = (count <= 1) ? Op.delete(key, DeleteOption.DEFAULT)
 					: Op.put(key, bytes(count - 1), PutOption.builder().withLeaseId(current.getLease()).build());
-			if (EtcdCalls.await(this.kv.txn().If(unchanged).Then(change).commit(), deadline(),
-					"a count-down of latch " + latch).isSucceeded()) {
+			if (EtcdCalls
+				.await(this.kv.txn().If(unchanged).Then(change).commit(), deadline(), "a count-down of latch " + latch)
+				.isSucceeded()) {
 				return;
 			}
 			// another count-down came first: read again
@@ -115,8 +120,8 @@ public final class EtcdLatchProvider implements LatchProvider {
 	}
 
 	/**
-	 * Watches the latch's key from the revision of each read: a count-down or the deletion wakes the waiter, which
-	 * reads it again.
+	 * Watches the latch's key from the revision of each read: a count-down or the
+	 * deletion wakes the waiter, which reads it again.
 	 */
 	@Override
 	public boolean await(String latch, LatchWaiter waiter) throws Exception {

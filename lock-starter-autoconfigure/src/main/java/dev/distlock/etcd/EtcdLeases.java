@@ -11,21 +11,27 @@ import java.util.function.Consumer;
 import io.etcd.jetcd.Lease;
 
 /**
- * The etcd leases of one provider: one per lease length, in whole seconds, shared by every entry of that length, so a
- * process needs a handful of etcd leases however many locks it holds. An etcd lease's time-to-live is the lock's
- * lease rounded up to a second, plus one second; an entry is attached to a lease only while that lease, counted from
- * when its last grant or keep-alive was sent, outlives the entry's own lease, else a new etcd lease of that length is
- * granted. So an entry never disappears before its lease is over unless nobody keeps it alive, and a crashed process's
- * entries disappear at most its lease plus two seconds (and the servers' half-second expiry check) later.
+ * The etcd leases of one provider: one per lease length, in whole seconds, shared by
+ * every entry of that length, so a process needs a handful of etcd leases however many
+ * locks it holds. An etcd lease's time-to-live is the lock's lease rounded up to a
+ * second, plus one second; an entry is attached to a lease only while that lease, counted
+ * from when its last grant or keep-alive was sent, outlives the entry's own lease, else a
+ * new etcd lease of that length is granted. So an entry never disappears before its lease
+ * is over unless nobody keeps it alive, and a crashed process's entries disappear at most
+ * its lease plus two seconds (and the servers' half-second expiry check) later.
  * <p>
- * Nothing here keeps a lease alive by itself: the core's watchdog does, through the provider's renewals, and a waiter
- * does while it waits. A keep-alive answered with no time left means the lease, and every entry on it, is gone.
+ * Nothing here keeps a lease alive by itself: the core's watchdog does, through the
+ * provider's renewals, and a waiter does while it waits. A keep-alive answered with no
+ * time left means the lease, and every entry on it, is gone.
  */
 final class EtcdLeases {
 
 	private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
-	/** Time between judging a lease long enough and sending the request that attaches an entry to it. */
+	/**
+	 * Time between judging a lease long enough and sending the request that attaches an
+	 * entry to it.
+	 */
 	private static final long MARGIN = TimeUnit.MILLISECONDS.toNanos(100);
 
 	private final Lease client;
@@ -45,7 +51,8 @@ final class EtcdLeases {
 	}
 
 	/**
-	 * An etcd lease an entry with this lease may be attached to now: the current one of its length, or a new one.
+	 * An etcd lease an entry with this lease may be attached to now: the current one of
+	 * its length, or a new one.
 	 * @param lease the entry's lease
 	 * @param until the deadline of the grant call, if one is needed
 	 * @return the etcd lease
@@ -60,7 +67,8 @@ final class EtcdLeases {
 		}
 		long sent = System.nanoTime();
 		long id = EtcdCalls.await(this.client.grant(ttl), until, "a lease grant of " + ttl + " s").getID();
-		// the servers may raise a short time-to-live to their minimum: that only keeps the lease reusable longer
+		// the servers may raise a short time-to-live to their minimum: that only keeps
+		// the lease reusable longer
 		Grant fresh = new Grant(id, ttl * SECOND, sent);
 		this.current.put(ttl, fresh);
 		return fresh;
@@ -87,8 +95,8 @@ final class EtcdLeases {
 	}
 
 	/**
-	 * Makes sure an entry granted now keeps its etcd lease for the whole of its own lease: keeps the etcd lease alive
-	 * unless it lives long enough already.
+	 * Makes sure an entry granted now keeps its etcd lease for the whole of its own
+	 * lease: keeps the etcd lease alive unless it lives long enough already.
 	 * @param grant the entry's etcd lease
 	 * @param lease the entry's lease, counted from now
 	 * @param until the deadline of the keep-alive
@@ -150,8 +158,8 @@ final class EtcdLeases {
 		}
 
 		/**
-		 * Whether an entry attached now with this lease would not outlast it: the etcd lease, counted from the last
-		 * grant or keep-alive sent, lives at least as long.
+		 * Whether an entry attached now with this lease would not outlast it: the etcd
+		 * lease, counted from the last grant or keep-alive sent, lives at least as long.
 		 */
 		boolean outlives(long leaseNanos, long now) {
 			return !this.dead && this.refreshedNanos + this.ttlNanos - now >= leaseNanos + MARGIN;

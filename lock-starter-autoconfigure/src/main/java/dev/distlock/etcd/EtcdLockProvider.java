@@ -39,28 +39,36 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The etcd backend, named {@code etcd}, on a jetcd {@link Client}. Every lock is a queue of keys under
- * {@code <root>/lock/<encoded key>/<family>/} (see {@link EtcdKeys}), one per attempt, ordered by their creation
- * revision: an attempt writes its entry and reads the queue in one transaction, so an uncontended acquire is one round
- * trip; a waiter keeps its place while it waits and watches only the entry that blocks it, from the revision of its
- * last read, as etcd's own lock recipe does, so a release wakes one waiter, not all of them. Ownership is the entry:
- * its key holds the attempt's unique owner token, so any thread may release, and no one deletes another's entry.
+ * The etcd backend, named {@code etcd}, on a jetcd {@link Client}. Every lock is a queue
+ * of keys under {@code <root>/lock/<encoded key>/<family>/} (see {@link EtcdKeys}), one
+ * per attempt, ordered by their creation revision: an attempt writes its entry and reads
+ * the queue in one transaction, so an uncontended acquire is one round trip; a waiter
+ * keeps its place while it waits and watches only the entry that blocks it, from the
+ * revision of its last read, as etcd's own lock recipe does, so a release wakes one
+ * waiter, not all of them. Ownership is the entry: its key holds the attempt's unique
+ * owner token, so any thread may release, and no one deletes another's entry.
  * <p>
- * <b>Fencing</b>: the token is the creation revision of the granted entry. Revisions increase strictly across the
- * whole cluster, across leader changes and restarts (they are part of the replicated, persisted state), and entries
- * are granted in creation order, so tokens increase per lock in acquisition order, also after the lock's last entry
- * was deleted. Only a cluster whose data is wiped, or restored from an older snapshot, starts over.
+ * <b>Fencing</b>: the token is the creation revision of the granted entry. Revisions
+ * increase strictly across the whole cluster, across leader changes and restarts (they
+ * are part of the replicated, persisted state), and entries are granted in creation
+ * order, so tokens increase per lock in acquisition order, also after the lock's last
+ * entry was deleted. Only a cluster whose data is wiped, or restored from an older
+ * snapshot, starts over.
  * <p>
- * <b>Leases</b>: every entry is attached to an etcd lease of about its own length (see {@link EtcdLeases}), kept
- * alive by the core's watchdog through {@link #renewAll}, which also checks that every entry is still there; so a
- * crashed process frees its locks within its lease plus two seconds. etcd's leases count whole seconds, so the lease
- * itself is enforced in the holder's process, as for ZooKeeper: {@link #expiresLeases()} is {@code false}, the core's
- * lease clock watches every lease and releases one that ran out, after reporting it lost. A renewal that finds the
- * entry or its etcd lease gone reports the lease lost.
+ * <b>Leases</b>: every entry is attached to an etcd lease of about its own length (see
+ * {@link EtcdLeases}), kept alive by the core's watchdog through {@link #renewAll}, which
+ * also checks that every entry is still there; so a crashed process frees its locks
+ * within its lease plus two seconds. etcd's leases count whole seconds, so the lease
+ * itself is enforced in the holder's process, as for ZooKeeper: {@link #expiresLeases()}
+ * is {@code false}, the core's lease clock watches every lease and releases one that ran
+ * out, after reporting it lost. A renewal that finds the entry or its etcd lease gone
+ * reports the lease lost.
  * <p>
- * <b>Bounds</b>: every call of an acquisition ends by {@link LockAttempt#deadlineNanos()}; a renewal, a release and a
- * health check by the call timeout. An entry whose write's reply was lost, or that a waiter left, is deleted in the
- * background, retried until it succeeds, and once more if the write succeeds after its caller gave up.
+ * <b>Bounds</b>: every call of an acquisition ends by
+ * {@link LockAttempt#deadlineNanos()}; a renewal, a release and a health check by the
+ * call timeout. An entry whose write's reply was lost, or that a waiter left, is deleted
+ * in the background, retried until it succeeds, and once more if the write succeeds after
+ * its caller gave up.
  *
  * @since 0.3.0
  */
@@ -69,7 +77,10 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	/** The call timeout used when none is given. */
 	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
 
-	/** Longest sleep of a waiter between reads of its queue, in case a watch event was lost. */
+	/**
+	 * Longest sleep of a waiter between reads of its queue, in case a watch event was
+	 * lost.
+	 */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
 	private static final Duration RETRY_DELETE = Duration.ofSeconds(1);
@@ -147,11 +158,12 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Queues one entry and waits in place: the entry is written once and kept while the waiter watches the entry
-	 * ahead of it, reading the queue again on every event and at least every {@link #RECHECK}, and keeping its etcd
-	 * lease alive; if the entry vanished (its etcd lease expired, or an operator deleted it), a new one is queued. An
-	 * entry that does not end up holding the lock is deleted before this returns, or in the background if a call
-	 * failed or got no reply (or that delete does).
+	 * Queues one entry and waits in place: the entry is written once and kept while the
+	 * waiter watches the entry ahead of it, reading the queue again on every event and at
+	 * least every {@link #RECHECK}, and keeping its etcd lease alive; if the entry
+	 * vanished (its etcd lease expired, or an operator deleted it), a new one is queued.
+	 * An entry that does not end up holding the lock is deleted before this returns, or
+	 * in the background if a call failed or got no reply (or that delete does).
 	 */
 	@Override
 	public @Nullable EtcdHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
@@ -179,12 +191,14 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 				EtcdQueue.Position position = EtcdQueue.position(snapshot.getKvs(), own, queueLength, attempt.type(),
 						attempt.permits());
 				if (position == null) {
-					// our entry is gone (its etcd lease expired, or an operator deleted it): queue again at the back
+					// our entry is gone (its etcd lease expired, or an operator deleted
+					// it): queue again at the back
 					snapshot = null;
 					continue;
 				}
 				if (position.granted()) {
-					// after a long wait the waiter's etcd lease may have less left than the lock's lease
+					// after a long wait the waiter's etcd lease may have less left than
+					// the lock's lease
 					boolean alive = this.leases.keepAliveToOutlive(grant, attempt.lease(), until);
 					if (!alive || (position.announce() && !touch(own, data, grant, position.token(), until))) {
 						snapshot = null;
@@ -218,7 +232,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		finally {
 			closeAll(watchers);
 			if (queued && !granted) {
-				// a left entry would stand in front of this process's next attempt: gone before this returns
+				// a left entry would stand in front of this process's next attempt: gone
+				// before this returns
 				if (answered) {
 					delete(own, until);
 				}
@@ -230,8 +245,9 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Writes the entry and reads the queue in one transaction. If the reply does not come in time, the entry is
-	 * deleted again once the write's reply does come, since by then its caller has given up.
+	 * Writes the entry and reads the queue in one transaction. If the reply does not come
+	 * in time, the entry is deleted again once the write's reply does come, since by then
+	 * its caller has given up.
 	 */
 	private GetResponse enqueue(ByteSequence prefix, ByteSequence own, ByteSequence data, EtcdLeases.Grant grant,
 			long until) throws Exception {
@@ -247,7 +263,10 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		}
 	}
 
-	/** Writes a granted entry again, unchanged, to wake the successor that watches it; fails if it is gone. */
+	/**
+	 * Writes a granted entry again, unchanged, to wake the successor that watches it;
+	 * fails if it is gone.
+	 */
 	private boolean touch(ByteSequence own, ByteSequence data, EtcdLeases.Grant grant, long token, long until)
 			throws Exception {
 		return EtcdCalls
@@ -283,10 +302,11 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Keeps every etcd lease of the batch alive once and reads every entry, all at once: an entry is renewed if its
-	 * etcd lease is alive and the entry is still the one granted (same creation revision). An entry whose etcd lease
-	 * is shorter than the new lease is moved to a longer one instead, by a write that only succeeds if the entry is
-	 * still the one granted.
+	 * Keeps every etcd lease of the batch alive once and reads every entry, all at once:
+	 * an entry is renewed if its etcd lease is alive and the entry is still the one
+	 * granted (same creation revision). An entry whose etcd lease is shorter than the new
+	 * lease is moved to a longer one instead, by a write that only succeeds if the entry
+	 * is still the one granted.
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<EtcdHeldLock> locks, Duration lease) {
@@ -351,9 +371,9 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Deletes the entry, waiting at most the call timeout; if that fails or gets no reply in time, the delete is
-	 * retried in the background until it succeeds, and the entry's etcd lease ends it at the latest once no renewal
-	 * keeps it alive.
+	 * Deletes the entry, waiting at most the call timeout; if that fails or gets no reply
+	 * in time, the delete is retried in the background until it succeeds, and the entry's
+	 * etcd lease ends it at the latest once no renewal keeps it alive.
 	 */
 	@Override
 	public void release(EtcdHeldLock lock) {
@@ -362,8 +382,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Deletes an entry of ours, waiting for the reply until the deadline; if the delete fails or gets no reply by
-	 * then, it is retried in the background.
+	 * Deletes an entry of ours, waiting for the reply until the deadline; if the delete
+	 * fails or gets no reply by then, it is retried in the background.
 	 */
 	private void delete(ByteSequence entry, long until) {
 		try {
@@ -380,7 +400,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Deletes the attempt's entry in the background, in case its write succeeded without the reply arriving.
+	 * Deletes the attempt's entry in the background, in case its write succeeded without
+	 * the reply arriving.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
@@ -416,13 +437,14 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	private static ByteSequence data(LockAttempt attempt, Duration lease) {
-		// the key goes last: everything after "key=" is the key, whatever characters it holds
+		// the key goes last: everything after "key=" is the key, whatever characters it
+		// holds
 		return EtcdKeys.bytes("owner=" + attempt.owner() + "\nlease=" + lease + "\nkey=" + attempt.key());
 	}
 
 	/**
-	 * {@code false}: etcd leases count whole seconds, so the core's lease clock ends this provider's leases on time
-	 * and releases them here.
+	 * {@code false}: etcd leases count whole seconds, so the core's lease clock ends this
+	 * provider's leases on time and releases them here.
 	 */
 	@Override
 	public boolean expiresLeases() {
@@ -430,8 +452,9 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Health check: a linearizable read of the root key itself (one key, which distlock never writes), which needs a
-	 * leader and a quorum and writes nothing, bounded by the call timeout.
+	 * Health check: a linearizable read of the root key itself (one key, which distlock
+	 * never writes), which needs a leader and a quorum and writes nothing, bounded by the
+	 * call timeout.
 	 * @param probe unused: the check touches no lock
 	 */
 	@Override
@@ -441,8 +464,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Stops the background deletes. Locks still held keep their entries until released or until their etcd leases
-	 * expire.
+	 * Stops the background deletes. Locks still held keep their entries until released or
+	 * until their etcd leases expire.
 	 */
 	@Override
 	public void close() {
@@ -473,7 +496,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		}
 
 		/**
-		 * The prefix every key of this provider starts with ({@value EtcdKeys#DEFAULT_ROOT} by default).
+		 * The prefix every key of this provider starts with
+		 * ({@value EtcdKeys#DEFAULT_ROOT} by default).
 		 * @param root the prefix, without a trailing {@code /}
 		 * @return this builder
 		 */
@@ -483,8 +507,9 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		}
 
 		/**
-		 * How long a renewal, a release or a health check waits for etcd ({@code distlock.call-timeout}, 1 s by
-		 * default); an acquisition's calls end by its wait plus this.
+		 * How long a renewal, a release or a health check waits for etcd
+		 * ({@code distlock.call-timeout}, 1 s by default); an acquisition's calls end by
+		 * its wait plus this.
 		 * @param callTimeout the timeout, positive
 		 * @return this builder
 		 */

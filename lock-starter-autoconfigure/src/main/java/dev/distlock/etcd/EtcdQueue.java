@@ -10,22 +10,24 @@ import io.etcd.jetcd.KeyValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The queue rules, applied to a snapshot of one lock's entries in creation-revision order: an entry's place decides
- * whether it holds the lock and which entries it must watch to learn when that may have changed. Only entries that
- * block the waiter are watched, so a release wakes one waiter, not the herd; watches start at the revision after the
- * snapshot, so no change between the snapshot and the watch is missed.
+ * The queue rules, applied to a snapshot of one lock's entries in creation-revision
+ * order: an entry's place decides whether it holds the lock and which entries it must
+ * watch to learn when that may have changed. Only entries that block the waiter are
+ * watched, so a release wakes one waiter, not the herd; watches start at the revision
+ * after the snapshot, so no change between the snapshot and the watch is missed.
  * <ul>
  * <li>MUTEX, FAIR, WRITE: the first entry holds; a waiter watches its predecessor.</li>
- * <li>READ: holds when no WRITE entry precedes it; a waiter watches the nearest preceding WRITE entry.</li>
- * <li>SEMAPHORE: the first {@code permits} entries hold. The first waiter (exactly {@code permits} entries ahead)
- * watches every holder; later waiters watch their predecessor, which announces its grant by writing its entry again,
- * so each waiter moves on to watching the holders once it is first.</li>
+ * <li>READ: holds when no WRITE entry precedes it; a waiter watches the nearest preceding
+ * WRITE entry.</li>
+ * <li>SEMAPHORE: the first {@code permits} entries hold. The first waiter (exactly
+ * {@code permits} entries ahead) watches every holder; later waiters watch their
+ * predecessor, which announces its grant by writing its entry again, so each waiter moves
+ * on to watching the holders once it is first.</li>
  * </ul>
  */
 final class EtcdQueue {
 
-	private static final byte[] WRITE_MARKER = (EtcdKeys.marker(LockType.WRITE) + "-")
-		.getBytes(StandardCharsets.UTF_8);
+	private static final byte[] WRITE_MARKER = (EtcdKeys.marker(LockType.WRITE) + "-").getBytes(StandardCharsets.UTF_8);
 
 	private EtcdQueue() {
 	}
@@ -35,7 +37,8 @@ final class EtcdQueue {
 	 *
 	 * @param granted whether the entry holds the lock
 	 * @param watch the entries to watch while waiting
-	 * @param announce whether a newly granted entry must write itself again to wake a successor that watches it
+	 * @param announce whether a newly granted entry must write itself again to wake a
+	 * successor that watches it
 	 * @param token the entry's creation revision
 	 */
 	record Position(boolean granted, List<ByteSequence> watch, boolean announce, long token) {
@@ -49,7 +52,8 @@ final class EtcdQueue {
 	 * @param queueLength the length of the queue prefix, in bytes
 	 * @param type the entry's lock type
 	 * @param permits the permits of a SEMAPHORE
-	 * @return the position, or {@code null} if the entry is not in the snapshot (it was deleted)
+	 * @return the position, or {@code null} if the entry is not in the snapshot (it was
+	 * deleted)
 	 */
 	static @Nullable Position position(List<KeyValue> entries, ByteSequence own, int queueLength, LockType type,
 			int permits) {

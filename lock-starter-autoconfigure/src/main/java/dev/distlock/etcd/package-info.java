@@ -1,6 +1,7 @@
 /**
- * The etcd backend, on jetcd: {@link dev.distlock.etcd.EtcdLockProvider} keeps every lock as a queue of keys ordered
- * by their creation revision, and {@link dev.distlock.etcd.EtcdLatchProvider} keeps countdown latches as keys with an
+ * The etcd backend, on jetcd: {@link dev.distlock.etcd.EtcdLockProvider} keeps every lock
+ * as a queue of keys ordered by their creation revision, and
+ * {@link dev.distlock.etcd.EtcdLatchProvider} keeps countdown latches as keys with an
  * etcd lease.
  */
 @NullMarked

@@ -9,11 +9,13 @@ import dev.distlock.core.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One fenced SQL update, described by {@link #set(String, Object)} and {@link #where(String, Object)} and run by
- * {@link #execute()}: {@code UPDATE t SET c = ?, ..., token = ? WHERE w = ? AND ... AND (token IS NULL OR
- * token <= ?)}. When no row changes it reads the token of the rows the conditions match: a greater one means a
- * newer holder has written, and {@link StaleFencingTokenException} is thrown; no matching row means there was nothing
- * to update and {@code 0} is returned. Not thread-safe; build one per write.
+ * One fenced SQL update, described by {@link #set(String, Object)} and
+ * {@link #where(String, Object)} and run by {@link #execute()}:
+ * {@code UPDATE t SET c = ?, ..., token = ? WHERE w = ? AND ... AND (token IS NULL OR
+ * token <= ?)}. When no row changes it reads the token of the rows the conditions match:
+ * a greater one means a newer holder has written, and {@link StaleFencingTokenException}
+ * is thrown; no matching row means there was nothing to update and {@code 0} is returned.
+ * Not thread-safe; build one per write.
  *
  * @since 0.1.0
  */
@@ -47,7 +49,8 @@ public final class FencedUpdate extends FencedWriter {
 	}
 
 	/**
-	 * Adds an equality condition; the conditions together pick the row (usually its primary key).
+	 * Adds an equality condition; the conditions together pick the row (usually its
+	 * primary key).
 	 * @param column the column, a plain identifier
 	 * @param value the value it must equal, not {@code null}
 	 * @return this update
@@ -62,7 +65,8 @@ public final class FencedUpdate extends FencedWriter {
 	}
 
 	/**
-	 * Names the column that records the fencing token, {@value JdbcFencing#DEFAULT_TOKEN_COLUMN} by default.
+	 * Names the column that records the fencing token,
+	 * {@value JdbcFencing#DEFAULT_TOKEN_COLUMN} by default.
 	 * @param column a nullable {@code BIGINT} column
 	 * @return this update
 	 */
@@ -72,10 +76,12 @@ public final class FencedUpdate extends FencedWriter {
 	}
 
 	/**
-	 * Runs the update with the token of the lease current in {@link dev.distlock.core.LockContext}.
+	 * Runs the update with the token of the lease current in
+	 * {@link dev.distlock.core.LockContext}.
 	 * @return the number of rows changed, {@code 0} if no row matches the conditions
 	 * @throws StaleFencingTokenException if the row has recorded a greater token
-	 * @throws IllegalStateException if no lease is current, or nothing is set, or there is no condition
+	 * @throws IllegalStateException if no lease is current, or nothing is set, or there
+	 * is no condition
 	 */
 	public int execute() {
 		Lease lease = currentLease();
@@ -83,7 +89,8 @@ public final class FencedUpdate extends FencedWriter {
 	}
 
 	/**
-	 * Runs the update with the token of this lease, for code that holds it away from the thread that acquired it.
+	 * Runs the update with the token of this lease, for code that holds it away from the
+	 * thread that acquired it.
 	 * @param lease the lease whose token to write with
 	 * @return the number of rows changed, {@code 0} if no row matches the conditions
 	 * @throws StaleFencingTokenException if the row has recorded a greater token

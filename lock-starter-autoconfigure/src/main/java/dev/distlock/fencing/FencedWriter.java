@@ -15,7 +15,10 @@ abstract class FencedWriter {
 		this.listener = listener;
 	}
 
-	/** The fencing token of the lease current in {@link LockContext}; fails clearly outside guarded code. */
+	/**
+	 * The fencing token of the lease current in {@link LockContext}; fails clearly
+	 * outside guarded code.
+	 */
 	static Lease currentLease() {
 		return LockContext.findCurrentLease()
 			.orElseThrow(() -> new IllegalStateException("A fenced write needs a fencing token: call it inside a "

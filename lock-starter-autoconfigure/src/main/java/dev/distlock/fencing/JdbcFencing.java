@@ -6,25 +6,30 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Fenced SQL updates: {@code fencing.update("account").set("balance", 120).where("id", 42).execute()} changes the
- * row only if its token column holds no token greater than the current lease's, and records the lease's token in
- * it, in one statement; when the row has recorded a greater token it changes nothing and throws
- * {@link StaleFencingTokenException}. The table needs one nullable {@code BIGINT} column for the token
- * ({@value #DEFAULT_TOKEN_COLUMN} unless told otherwise). Equal tokens pass, so one lease may write a row several
- * times; a token is never shared by two holders of an exclusive lock.
+ * Fenced SQL updates:
+ * {@code fencing.update("account").set("balance", 120).where("id", 42).execute()} changes
+ * the row only if its token column holds no token greater than the current lease's, and
+ * records the lease's token in it, in one statement; when the row has recorded a greater
+ * token it changes nothing and throws {@link StaleFencingTokenException}. The table needs
+ * one nullable {@code BIGINT} column for the token ({@value #DEFAULT_TOKEN_COLUMN} unless
+ * told otherwise). Equal tokens pass, so one lease may write a row several times; a token
+ * is never shared by two holders of an exclusive lock.
  * <p>
- * Table and column names are checked to be plain SQL identifiers (letters, digits, {@code _}, {@code $}, one optional
- * schema qualifier); values are always bind parameters. Thread-safe.
+ * Table and column names are checked to be plain SQL identifiers (letters, digits,
+ * {@code _}, {@code $}, one optional schema qualifier); values are always bind
+ * parameters. Thread-safe.
  *
  * @since 0.1.0
  */
 public class JdbcFencing {
 
-	/** The token column used unless a {@link FencedUpdate#tokenColumn(String) different one} is named. */
+	/**
+	 * The token column used unless a {@link FencedUpdate#tokenColumn(String) different
+	 * one} is named.
+	 */
 	public static final String DEFAULT_TOKEN_COLUMN = "fencing_token";
 
-	private static final Pattern IDENTIFIER = Pattern
-		.compile("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?");
+	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?");
 
 	private final JdbcClient jdbcClient;
 

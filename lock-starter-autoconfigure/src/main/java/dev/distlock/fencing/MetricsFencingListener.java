@@ -8,10 +8,11 @@ import io.micrometer.core.instrument.Tags;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Counts refused fenced writes as the Micrometer counter {@value #REJECTED}, tagged with {@code store}
- * ({@code jdbc} or {@code redis}) and {@code name} (the lease's logical name, {@value MetricsLockListener#NO_NAME}
- * when it has none), never with the key or row, whose values are unbounded. A rising count means holders outlive
- * their leases: look for long pauses or a lease shorter than the work.
+ * Counts refused fenced writes as the Micrometer counter {@value #REJECTED}, tagged with
+ * {@code store} ({@code jdbc} or {@code redis}) and {@code name} (the lease's logical
+ * name, {@value MetricsLockListener#NO_NAME} when it has none), never with the key or
+ * row, whose values are unbounded. A rising count means holders outlive their leases:
+ * look for long pauses or a lease shorter than the work.
  *
  * @since 0.1.0
  */

@@ -11,14 +11,17 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Fenced Redis writes: {@link #set(String, String)} and {@link #hset(String, String, String)} write only if the key
- * (or hash field) has recorded no fencing token greater than the current lease's, and record the lease's token, in
- * one script; otherwise they change nothing and throw {@link StaleFencingTokenException}. Equal tokens pass, so one
- * lease may write a key several times.
+ * Fenced Redis writes: {@link #set(String, String)} and
+ * {@link #hset(String, String, String)} write only if the key (or hash field) has
+ * recorded no fencing token greater than the current lease's, and record the lease's
+ * token, in one script; otherwise they change nothing and throw
+ * {@link StaleFencingTokenException}. Equal tokens pass, so one lease may write a key
+ * several times.
  * <p>
- * The token of key {@code k} lives beside it in {@code {k}:fencing-token} (a string; for a hash,
- * {@code {k}:fencing-tokens}, one field per field), or in {@code k:fencing-token(s)} when {@code k} already has a
- * hash tag, so that both keys share a Redis Cluster slot. Read the values with plain {@code GET}/{@code HGET}; delete
+ * The token of key {@code k} lives beside it in {@code {k}:fencing-token} (a string; for
+ * a hash, {@code {k}:fencing-tokens}, one field per field), or in
+ * {@code k:fencing-token(s)} when {@code k} already has a hash tag, so that both keys
+ * share a Redis Cluster slot. Read the values with plain {@code GET}/{@code HGET}; delete
  * the token key with the value when the value is retired for good. Thread-safe.
  *
  * @since 0.1.0
@@ -44,7 +47,8 @@ public class RedisFencing extends FencedWriter {
 	}
 
 	/**
-	 * Sets a string value with the token of the lease current in {@link dev.distlock.core.LockContext}.
+	 * Sets a string value with the token of the lease current in
+	 * {@link dev.distlock.core.LockContext}.
 	 * @param key the key
 	 * @param value the value
 	 * @throws StaleFencingTokenException if the key has recorded a greater token
@@ -56,8 +60,9 @@ public class RedisFencing extends FencedWriter {
 	}
 
 	/**
-	 * Sets a string value that expires, together with its token, after {@code timeToLive}, with the token of the
-	 * lease current in {@link dev.distlock.core.LockContext}.
+	 * Sets a string value that expires, together with its token, after
+	 * {@code timeToLive}, with the token of the lease current in
+	 * {@link dev.distlock.core.LockContext}.
 	 * @param key the key
 	 * @param value the value
 	 * @param timeToLive positive time to live
@@ -69,8 +74,8 @@ public class RedisFencing extends FencedWriter {
 	}
 
 	/**
-	 * Sets a string value with an explicit token (for code that holds a lease away from the thread that acquired it,
-	 * pass {@link Lease#fencingToken()}).
+	 * Sets a string value with an explicit token (for code that holds a lease away from
+	 * the thread that acquired it, pass {@link Lease#fencingToken()}).
 	 * @param key the key
 	 * @param value the value
 	 * @param token the fencing token, not negative
@@ -81,7 +86,8 @@ public class RedisFencing extends FencedWriter {
 	}
 
 	/**
-	 * Sets a string value that expires, together with its token, after {@code timeToLive}, with an explicit token.
+	 * Sets a string value that expires, together with its token, after
+	 * {@code timeToLive}, with an explicit token.
 	 * @param key the key
 	 * @param value the value
 	 * @param timeToLive positive time to live
@@ -93,7 +99,8 @@ public class RedisFencing extends FencedWriter {
 	}
 
 	/**
-	 * Sets a hash field with the token of the lease current in {@link dev.distlock.core.LockContext}.
+	 * Sets a hash field with the token of the lease current in
+	 * {@link dev.distlock.core.LockContext}.
 	 * @param key the hash's key
 	 * @param field the field
 	 * @param value the value
@@ -120,8 +127,8 @@ public class RedisFencing extends FencedWriter {
 	private void set(String key, String value, @Nullable Duration timeToLive, long token, @Nullable String name) {
 		checkToken(token);
 		if (timeToLive != null && (timeToLive.isNegative() || timeToLive.toMillis() < 1)) {
-			throw new IllegalArgumentException("Time to live of fenced key '" + key + "' must be at least 1 ms, was "
-					+ timeToLive);
+			throw new IllegalArgumentException(
+					"Time to live of fenced key '" + key + "' must be at least 1 ms, was " + timeToLive);
 		}
 		String recorded = this.redis.execute(SET, List.of(key, tokenKey(key, ":fencing-token")), value,
 				Long.toString(token), (timeToLive != null) ? Long.toString(timeToLive.toMillis()) : "0");

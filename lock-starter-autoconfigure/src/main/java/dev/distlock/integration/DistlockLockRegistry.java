@@ -17,15 +17,18 @@ import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
 /**
- * A Spring Integration {@link RenewableLockRegistry} on distlock, so aggregators, {@code LockRegistryLeaderInitiator}
- * and {@code executeLocked} run on any distlock backend in place of {@code RedisLockRegistry} or
- * {@code JdbcLockRegistry}. Each key's lock is a {@link LeaseLock} (a MUTEX on {@code String.valueOf(key)}, with
- * {@code distlock.key-prefix}) that is also a {@link DistributedLock}: re-entrant for its thread, renewed by the
- * watchdog unless a time to live is given, queued locally against the other threads of this process, and carrying
- * the fencing token of its hold ({@link LeaseLock#lease()}).
+ * A Spring Integration {@link RenewableLockRegistry} on distlock, so aggregators,
+ * {@code LockRegistryLeaderInitiator} and {@code executeLocked} run on any distlock
+ * backend in place of {@code RedisLockRegistry} or {@code JdbcLockRegistry}. Each key's
+ * lock is a {@link LeaseLock} (a MUTEX on {@code String.valueOf(key)}, with
+ * {@code distlock.key-prefix}) that is also a {@link DistributedLock}: re-entrant for its
+ * thread, renewed by the watchdog unless a time to live is given, queued locally against
+ * the other threads of this process, and carrying the fencing token of its hold
+ * ({@link LeaseLock#lease()}).
  * <p>
- * {@link #obtain(Object)} returns the same lock for a key while it is held or referenced; other locks are dropped by
- * the garbage collector, so a registry of many short-lived keys (aggregator groups) does not grow without bound.
+ * {@link #obtain(Object)} returns the same lock for a key while it is held or referenced;
+ * other locks are dropped by the garbage collector, so a registry of many short-lived
+ * keys (aggregator groups) does not grow without bound.
  *
  * @since 0.3.0
  */
@@ -35,12 +38,18 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 
 	private final @Nullable String provider;
 
-	/** Each key's lock while anything references it; a held lock is referenced by {@link #held}. */
+	/**
+	 * Each key's lock while anything references it; a held lock is referenced by
+	 * {@link #held}.
+	 */
 	private final Map<String, LockReference> locks = new ConcurrentHashMap<>();
 
 	private final ReferenceQueue<RegistryLock> collected = new ReferenceQueue<>();
 
-	/** The locks held now, so that a caller may drop its reference and obtain the same lock again to unlock it. */
+	/**
+	 * The locks held now, so that a caller may drop its reference and obtain the same
+	 * lock again to unlock it.
+	 */
 	private final Set<RegistryLock> held = ConcurrentHashMap.newKeySet();
 
 	/**
@@ -54,7 +63,8 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 	/**
 	 * Creates a registry on one of the template's backends.
 	 * @param template the lock template
-	 * @param provider the backend's name ({@code distlock.provider}), or {@code null} for the default
+	 * @param provider the backend's name ({@code distlock.provider}), or {@code null} for
+	 * the default
 	 */
 	public DistlockLockRegistry(LockTemplate template, @Nullable String provider) {
 		this.template = template;
@@ -88,8 +98,9 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 	}
 
 	/**
-	 * Extends the calling thread's lease of the key by the lease it was acquired with: its time to live, else
-	 * {@code distlock.default-lease}, else under the watchdog the watchdog's lease ({@code distlock.watchdog.lease}).
+	 * Extends the calling thread's lease of the key by the lease it was acquired with:
+	 * its time to live, else {@code distlock.default-lease}, else under the watchdog the
+	 * watchdog's lease ({@code distlock.watchdog.lease}).
 	 * @param lockKey the key
 	 * @throws IllegalStateException if the calling thread does not hold the key's lock
 	 * @throws dev.distlock.core.LockLostException if the lease was lost
@@ -139,12 +150,17 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 
 	}
 
-	/** A key's lock: a {@link LeaseLock} with Spring Integration's time-to-live methods. */
+	/**
+	 * A key's lock: a {@link LeaseLock} with Spring Integration's time-to-live methods.
+	 */
 	private static final class RegistryLock extends LeaseLock implements DistributedLock {
 
 		private final Set<RegistryLock> held;
 
-		/** The fixed lease of the current hold, or {@code null} under the watchdog; read by its holder only. */
+		/**
+		 * The fixed lease of the current hold, or {@code null} under the watchdog; read
+		 * by its holder only.
+		 */
 		private @Nullable Duration fixedLease;
 
 		RegistryLock(LockTemplate template, LockRequest request, Set<RegistryLock> held) {

@@ -13,25 +13,28 @@ import dev.distlock.core.LockTemplate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link Lock} view of one distlock MUTEX, for code written against {@code Lock} (Redisson's {@code RLock}, a
- * {@code ReentrantLock}) that should move without rewriting its call sites. Unlike a {@link Lease}, it is owned by
- * the thread that locked it, as {@code Lock} requires: only that thread may {@link #unlock()}, and it re-enters
- * without a backend call, the lock being released when its outermost hold ends. Every hold is a lease of the
- * {@link LockTemplate}, with its watchdog, local queueing and fencing token: {@link #lease()} gives the calling
- * thread's lease.
+ * A {@link Lock} view of one distlock MUTEX, for code written against {@code Lock}
+ * (Redisson's {@code RLock}, a {@code ReentrantLock}) that should move without rewriting
+ * its call sites. Unlike a {@link Lease}, it is owned by the thread that locked it, as
+ * {@code Lock} requires: only that thread may {@link #unlock()}, and it re-enters without
+ * a backend call, the lock being released when its outermost hold ends. Every hold is a
+ * lease of the {@link LockTemplate}, with its watchdog, local queueing and fencing token:
+ * {@link #lease()} gives the calling thread's lease.
  * <p>
- * A hold whose lease was lost while held (renewal failed, a fixed lease ran out) is not re-entered: the next
- * {@code tryLock} of its thread returns {@code false} (and {@code lock} throws), and ends that hold, so the attempt
- * after it acquires anew; {@link #unlock()} of a lost hold throws {@link IllegalStateException}. Conditions are not
- * supported. Thread-safe.
+ * A hold whose lease was lost while held (renewal failed, a fixed lease ran out) is not
+ * re-entered: the next {@code tryLock} of its thread returns {@code false} (and
+ * {@code lock} throws), and ends that hold, so the attempt after it acquires anew;
+ * {@link #unlock()} of a lost hold throws {@link IllegalStateException}. Conditions are
+ * not supported. Thread-safe.
  *
  * @since 0.3.0
  */
 public class LeaseLock implements Lock {
 
 	/**
-	 * One round of the unbounded wait of {@code lock()}, which tries again after each: backends turn a wait into
-	 * their own timeouts (PostgreSQL's {@code lock_timeout} stops at about 24 days).
+	 * One round of the unbounded wait of {@code lock()}, which tries again after each:
+	 * backends turn a wait into their own timeouts (PostgreSQL's {@code lock_timeout}
+	 * stops at about 24 days).
 	 */
 	private static final Duration WAIT_ROUND = Duration.ofHours(1);
 
@@ -41,14 +44,17 @@ public class LeaseLock implements Lock {
 
 	private volatile @Nullable Thread owner;
 
-	/** Written only by the owner thread, read by others only after {@link #owner} shows they own it. */
+	/**
+	 * Written only by the owner thread, read by others only after {@link #owner} shows
+	 * they own it.
+	 */
 	private @Nullable Lease lease;
 
 	private int holds;
 
 	/**
-	 * Creates a view of the MUTEX on {@code key} with the template's default lease (the watchdog unless
-	 * {@code distlock.default-lease} is set).
+	 * Creates a view of the MUTEX on {@code key} with the template's default lease (the
+	 * watchdog unless {@code distlock.default-lease} is set).
 	 * @param template the lock template
 	 * @param key the lock key
 	 */
@@ -60,7 +66,8 @@ public class LeaseLock implements Lock {
 	 * Creates a view of the requested lock; its wait time is replaced by each call's.
 	 * @param template the lock template
 	 * @param request what to lock: a MUTEX or FAIR lock, of one key
-	 * @throws IllegalArgumentException if the request is of another type or of several keys
+	 * @throws IllegalArgumentException if the request is of another type or of several
+	 * keys
 	 */
 	public LeaseLock(LockTemplate template, LockRequest request) {
 		if (!request.type().isExclusive() || !request.type().isReentrant() || request.isMultiKey()) {
@@ -80,8 +87,8 @@ public class LeaseLock implements Lock {
 	}
 
 	/**
-	 * The lease of the calling thread's hold: its {@link Lease#fencingToken() fencing token} is what the protected
-	 * resource should check.
+	 * The lease of the calling thread's hold: its {@link Lease#fencingToken() fencing
+	 * token} is what the protected resource should check.
 	 * @return the lease, or empty if the calling thread does not hold this lock
 	 */
 	public Optional<Lease> lease() {
@@ -97,7 +104,8 @@ public class LeaseLock implements Lock {
 	}
 
 	/**
-	 * Acquires the lock, waiting as long as it takes; an interrupt while waiting is kept and set again on return.
+	 * Acquires the lock, waiting as long as it takes; an interrupt while waiting is kept
+	 * and set again on return.
 	 * @throws dev.distlock.core.LockAcquisitionException if the backend failed
 	 * @throws IllegalStateException if the calling thread's hold was lost
 	 */
@@ -148,8 +156,9 @@ public class LeaseLock implements Lock {
 	}
 
 	/**
-	 * Acquires the lock if it is free now (or re-enters it). An interrupted thread gets {@code false} and keeps its
-	 * interrupt: the backend call it would make is itself interruptible.
+	 * Acquires the lock if it is free now (or re-enters it). An interrupted thread gets
+	 * {@code false} and keeps its interrupt: the backend call it would make is itself
+	 * interruptible.
 	 * @return {@code true} if the calling thread holds the lock now
 	 */
 	@Override
@@ -172,8 +181,8 @@ public class LeaseLock implements Lock {
 	 * Acquires the lock within {@code wait}, or re-enters it.
 	 * @param wait how long to wait
 	 * @param lease a fixed lease, or {@code null} for the request's
-	 * @return {@code true} if the calling thread holds the lock now; {@code false} if the wait ran out, or if the
-	 * calling thread's hold was lost (that hold is then ended)
+	 * @return {@code true} if the calling thread holds the lock now; {@code false} if the
+	 * wait ran out, or if the calling thread's hold was lost (that hold is then ended)
 	 * @throws InterruptedException if the thread was interrupted while waiting
 	 */
 	protected boolean acquire(Duration wait, @Nullable Duration lease) throws InterruptedException {
@@ -215,7 +224,8 @@ public class LeaseLock implements Lock {
 	/**
 	 * Ends one hold of the calling thread; the outermost releases the lease.
 	 * @throws IllegalMonitorStateException if the calling thread does not hold the lock
-	 * @throws IllegalStateException if the lease was lost while held (the hold is ended all the same)
+	 * @throws IllegalStateException if the lease was lost while held (the hold is ended
+	 * all the same)
 	 */
 	@Override
 	public void unlock() {

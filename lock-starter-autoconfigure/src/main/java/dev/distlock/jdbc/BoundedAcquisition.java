@@ -19,11 +19,13 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
  * One acquisition's attempts, as the core's wait loop drives them while
- * {@link JdbcLockProvider#acquire(LockAttempt, LockWaiter)} runs: each bounded by the acquisition's
- * {@link LockWaitBudget} and every call by the attempt's {@linkplain LockAttempt#deadlineNanos() call deadline}, each
- * outcome read (granted, busy, contention counted as busy, a broken connection cleaned up by owner while the call
- * deadline allows, else left to the background cleanup), and what they may have left in the database remembered, so
- * that the cleanup after a failed acquisition runs only where there is something to clean.
+ * {@link JdbcLockProvider#acquire(LockAttempt, LockWaiter)} runs: each bounded by the
+ * acquisition's {@link LockWaitBudget} and every call by the attempt's
+ * {@linkplain LockAttempt#deadlineNanos() call deadline}, each outcome read (granted,
+ * busy, contention counted as busy, a broken connection cleaned up by owner while the
+ * call deadline allows, else left to the background cleanup), and what they may have left
+ * in the database remembered, so that the cleanup after a failed acquisition runs only
+ * where there is something to clean.
  */
 final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 
@@ -36,10 +38,15 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	/** Whether any attempt got a connection, so may have left a FAIR ticket. */
 	private boolean reachedDatabase;
 
-	/** Whether an attempt's outcome is unknown and its cleanup failed while the database answered. */
+	/**
+	 * Whether an attempt's outcome is unknown and its cleanup failed while the database
+	 * answered.
+	 */
 	private boolean unresolved;
 
-	/** This acquisition's registration for release notifications, once it waits for them. */
+	/**
+	 * This acquisition's registration for release notifications, once it waits for them.
+	 */
 	private @Nullable WaiterRegistration registration;
 
 	BoundedAcquisition(JdbcLockProvider provider, LockWaitBudget budget) {
@@ -48,15 +55,18 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	}
 
 	/**
-	 * What a failed attempt means: busy when the database rolled it back because another attempt won; busy as well
-	 * when its connection broke and the cleanup by owner token succeeded by the call deadline, since nothing is held
-	 * then; else the error, and the outcome stays unknown for {@link JdbcLockProvider#abandon} to clear up in the
-	 * background (a statement that got no answer may still reach the database and grant the lock).
+	 * What a failed attempt means: busy when the database rolled it back because another
+	 * attempt won; busy as well when its connection broke and the cleanup by owner token
+	 * succeeded by the call deadline, since nothing is held then; else the error, and the
+	 * outcome stays unknown for {@link JdbcLockProvider#abandon} to clear up in the
+	 * background (a statement that got no answer may still reach the database and grant
+	 * the lock).
 	 * @param attempt the attempt
 	 * @param target its lock
 	 * @param ex the translated error
 	 * @return busy
-	 * @throws DataAccessException if the attempt failed otherwise, or its outcome could not be cleared up
+	 * @throws DataAccessException if the attempt failed otherwise, or its outcome could
+	 * not be cleared up
 	 */
 	private AttemptOutcome<JdbcHeldLock> failed(LockAttempt attempt, LockTarget target, DataAccessException ex) {
 		if (SqlFailures.isContention(ex)) {
@@ -70,7 +80,8 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 			throw ex;
 		}
 		if (attempt.deadlineNanos() - System.nanoTime() <= 0) {
-			// no answer by the call deadline (a silent network): the caller must not wait for a cleanup too
+			// no answer by the call deadline (a silent network): the caller must not wait
+			// for a cleanup too
 			this.unresolved = true;
 			throw ex;
 		}
@@ -97,8 +108,8 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	}
 
 	/**
-	 * Runs the core's wait loop over this acquisition's attempts; when it ends without a lock, tells the provider
-	 * whether there is anything to clean up.
+	 * Runs the core's wait loop over this acquisition's attempts; when it ends without a
+	 * lock, tells the provider whether there is anything to clean up.
 	 * @param waiter the core's wait loop
 	 * @param attempt what to acquire
 	 * @return the lock, or {@code null} when the deadline passed
@@ -120,7 +131,8 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	}
 
 	private void settleIfNothingHeld(LockAttempt attempt) {
-		// busy and failed attempts roll back, except for a FAIR waiter's ticket and an outcome left unknown
+		// busy and failed attempts roll back, except for a FAIR waiter's ticket and an
+		// outcome left unknown
 		if (!this.unresolved && !(attempt.type() == LockType.FAIR && this.reachedDatabase)) {
 			this.provider.settle(attempt);
 		}
@@ -142,7 +154,8 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 			this.reachedDatabase = true;
 		}
 		catch (CannotGetJdbcConnectionException ex) {
-			// nothing was sent: nothing to clean up, and no point in asking the pool again
+			// nothing was sent: nothing to clean up, and no point in asking the pool
+			// again
 			throw ex;
 		}
 		catch (DataAccessException ex) {
@@ -162,12 +175,12 @@ final class BoundedAcquisition implements TryOnceLockProvider<JdbcHeldLock> {
 	}
 
 	/**
-	 * Listens and registers as a waiter for the rest of the wait; the attempt that is granted leaves the registry in
-	 * its own statement, so a waiter that gets the lock costs no round trip to leave.
+	 * Listens and registers as a waiter for the rest of the wait; the attempt that is
+	 * granted leaves the registry in its own statement, so a waiter that gets the lock
+	 * costs no round trip to leave.
 	 */
 	@Override
-	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
-			throws Exception {
+	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) throws Exception {
 		ReleaseSubscription subscription = this.provider.notifications()
 			.subscribe(this.provider.target(attempt), waitLeft, listener, this.budget, attempt.deadlineNanos());
 		if (subscription instanceof WaiterRegistration waiter) {

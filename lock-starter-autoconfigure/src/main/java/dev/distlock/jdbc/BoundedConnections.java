@@ -21,17 +21,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
- * Connections for the JDBC backend's calls, each bounded by a deadline whatever the pool and the driver are set to.
- * The connection is borrowed on a borrowing thread while the caller waits at most until the deadline: a pool waiting
- * out its own connection timeout (HikariCP: 30 s), or validating an idle connection whose peer went silent, cannot
- * hold the caller longer; a connection that arrives after the caller gave up goes straight back. Every read on the
- * connection is then bounded by the time left ({@link Connection#setNetworkTimeout}), unless the connection already
- * has a shorter bound of its own (pgjdbc's {@code socketTimeout}, for instance); the previous bound is restored when
- * the connection goes back. While borrows the callers gave up on still wait for the pool (at most
- * {@value #MAX_ABANDONED}), a new call fails at once rather than leave one more thread waiting. A read that runs into
- * the bound fails with the driver's connection error (SQLState
- * {@code 08…}): pgjdbc and MariaDB Connector/J close such a connection, and HikariCP evicts it instead of pooling it
- * again. H2 has no network timeout: embedded, it has no network either, so its connections are borrowed on the
+ * Connections for the JDBC backend's calls, each bounded by a deadline whatever the pool
+ * and the driver are set to. The connection is borrowed on a borrowing thread while the
+ * caller waits at most until the deadline: a pool waiting out its own connection timeout
+ * (HikariCP: 30 s), or validating an idle connection whose peer went silent, cannot hold
+ * the caller longer; a connection that arrives after the caller gave up goes straight
+ * back. Every read on the connection is then bounded by the time left
+ * ({@link Connection#setNetworkTimeout}), unless the connection already has a shorter
+ * bound of its own (pgjdbc's {@code socketTimeout}, for instance); the previous bound is
+ * restored when the connection goes back. While borrows the callers gave up on still wait
+ * for the pool (at most {@value #MAX_ABANDONED}), a new call fails at once rather than
+ * leave one more thread waiting. A read that runs into the bound fails with the driver's
+ * connection error (SQLState {@code 08…}): pgjdbc and MariaDB Connector/J close such a
+ * connection, and HikariCP evicts it instead of pooling it again. H2 has no network
+ * timeout: embedded, it has no network either, so its connections are borrowed on the
  * caller's thread, without the hand-over.
  */
 final class BoundedConnections {
@@ -46,7 +49,10 @@ final class BoundedConnections {
 				return thread;
 			});
 
-	/** Borrows whose callers gave up that may still wait for the pool before new calls fail at once. */
+	/**
+	 * Borrows whose callers gave up that may still wait for the pool before new calls
+	 * fail at once.
+	 */
 	static final int MAX_ABANDONED = 16;
 
 	private final DataSource dataSource;
@@ -64,7 +70,8 @@ final class BoundedConnections {
 	}
 
 	/**
-	 * The deadline of a call that starts now and has nothing tighter to keep: now plus the call timeout.
+	 * The deadline of a call that starts now and has nothing tighter to keep: now plus
+	 * the call timeout.
 	 * @return the deadline on the {@link System#nanoTime()} scale
 	 */
 	long deadline() {
@@ -73,10 +80,12 @@ final class BoundedConnections {
 
 	/**
 	 * Borrows a connection by the deadline and bounds its reads by the time then left.
-	 * @param deadlineNanos when the call must have returned, on the {@link System#nanoTime()} scale
+	 * @param deadlineNanos when the call must have returned, on the
+	 * {@link System#nanoTime()} scale
 	 * @param task what the connection is for, for messages
 	 * @return the connection, to be closed
-	 * @throws CannotGetJdbcConnectionException if no connection came by the deadline (nothing was sent)
+	 * @throws CannotGetJdbcConnectionException if no connection came by the deadline
+	 * (nothing was sent)
 	 */
 	Bounded open(long deadlineNanos, String task) {
 		Connection connection = borrow(deadlineNanos, task);
@@ -85,8 +94,9 @@ final class BoundedConnections {
 		}
 		catch (SQLException | RuntimeException ex) {
 			closeQuietly(connection);
-			throw new CannotGetJdbcConnectionException("Could not bound the connection for " + task + ": "
-					+ ex.getMessage(), (ex instanceof SQLException sql) ? sql : new SQLException(ex));
+			throw new CannotGetJdbcConnectionException(
+					"Could not bound the connection for " + task + ": " + ex.getMessage(),
+					(ex instanceof SQLException sql) ? sql : new SQLException(ex));
 		}
 	}
 
@@ -162,7 +172,10 @@ final class BoundedConnections {
 		}
 	}
 
-	/** A borrowed connection whose reads are bounded; closing restores its own bound and returns it. */
+	/**
+	 * A borrowed connection whose reads are bounded; closing restores its own bound and
+	 * returns it.
+	 */
 	static final class Bounded implements AutoCloseable {
 
 		private final Connection connection;
@@ -182,8 +195,9 @@ final class BoundedConnections {
 		}
 
 		/**
-		 * Bounds the next reads by the time left until a deadline (at least a millisecond), unless the connection's
-		 * own bound is shorter: called before each round trip of a call that makes several.
+		 * Bounds the next reads by the time left until a deadline (at least a
+		 * millisecond), unless the connection's own bound is shorter: called before each
+		 * round trip of a call that makes several.
 		 * @param deadlineNanos the deadline
 		 * @throws SQLException if the driver refused
 		 */
@@ -215,8 +229,8 @@ final class BoundedConnections {
 	}
 
 	/**
-	 * An executor for {@link Connection#setNetworkTimeout} on connections this class did not open (the listening
-	 * connection).
+	 * An executor for {@link Connection#setNetworkTimeout} on connections this class did
+	 * not open (the listening connection).
 	 * @return the executor
 	 */
 	static Executor timeoutExecutor() {

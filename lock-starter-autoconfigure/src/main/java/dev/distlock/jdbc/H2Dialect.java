@@ -6,9 +6,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * H2 2.x: an attempt's lock waits are bounded by the session's {@code LOCK_TIMEOUT}, set for the attempt and
- * restored after it, since H2 has no per-statement or per-transaction form. Connections are borrowed on the caller's
- * thread: H2 ignores network timeouts, and an embedded database has no network to go silent.
+ * H2 2.x: an attempt's lock waits are bounded by the session's {@code LOCK_TIMEOUT}, set
+ * for the attempt and restored after it, since H2 has no per-statement or per-transaction
+ * form. Connections are borrowed on the caller's thread: H2 ignores network timeouts, and
+ * an embedded database has no network to go silent.
  */
 final class H2Dialect extends JdbcDialect {
 

@@ -16,9 +16,10 @@ import dev.distlock.core.LockConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A database the JDBC backend speaks: where its statements ({@code operations-<scripts>.sql}) and table
- * ({@code schema-<platform>.sql}) are, and what differs beyond the SQL text: how one attempt's statements are
- * bounded by its remaining wait, and how its clock reads. One small subclass per database.
+ * A database the JDBC backend speaks: where its statements
+ * ({@code operations-<scripts>.sql}) and table ({@code schema-<platform>.sql}) are, and
+ * what differs beyond the SQL text: how one attempt's statements are bounded by its
+ * remaining wait, and how its clock reads. One small subclass per database.
  */
 abstract class JdbcDialect {
 
@@ -31,7 +32,8 @@ abstract class JdbcDialect {
 
 	/**
 	 * Creates a dialect.
-	 * @param platform the name users give in {@code distlock.jdbc.platform}, and the suffix of the schema script
+	 * @param platform the name users give in {@code distlock.jdbc.platform}, and the
+	 * suffix of the schema script
 	 * @param errorCodesName the database's name in Spring's {@code sql-error-codes.xml}
 	 */
 	JdbcDialect(String platform, String errorCodesName) {
@@ -40,7 +42,8 @@ abstract class JdbcDialect {
 	}
 
 	/**
-	 * The name users give in {@code distlock.jdbc.platform}, and the suffix of the schema script.
+	 * The name users give in {@code distlock.jdbc.platform}, and the suffix of the schema
+	 * script.
 	 * @return the platform name
 	 */
 	final String platform() {
@@ -48,7 +51,8 @@ abstract class JdbcDialect {
 	}
 
 	/**
-	 * The database's name in Spring's {@code sql-error-codes.xml}, for translating its errors.
+	 * The database's name in Spring's {@code sql-error-codes.xml}, for translating its
+	 * errors.
 	 * @return the name
 	 */
 	final String errorCodesName() {
@@ -64,8 +68,9 @@ abstract class JdbcDialect {
 	}
 
 	/**
-	 * Whether the statements of one operation go to the server in one round trip (pgjdbc sends a multi-statement
-	 * query as one batch that runs in one implicit transaction); otherwise they run one by one in a transaction.
+	 * Whether the statements of one operation go to the server in one round trip (pgjdbc
+	 * sends a multi-statement query as one batch that runs in one implicit transaction);
+	 * otherwise they run one by one in a transaction.
 	 * @return {@code true} for PostgreSQL
 	 */
 	boolean batched() {
@@ -81,9 +86,11 @@ abstract class JdbcDialect {
 	}
 
 	/**
-	 * Whether calls reach the database over a network that can go silent, so that borrowing a connection and every
-	 * read on it are bounded by the call's deadline ({@link BoundedConnections}).
-	 * @return {@code false} for H2, which ignores network timeouts and mostly runs in the application's process
+	 * Whether calls reach the database over a network that can go silent, so that
+	 * borrowing a connection and every read on it are bounded by the call's deadline
+	 * ({@link BoundedConnections}).
+	 * @return {@code false} for H2, which ignores network timeouts and mostly runs in the
+	 * application's process
 	 */
 	boolean networked() {
 		return true;
@@ -130,7 +137,8 @@ abstract class JdbcDialect {
 	}
 
 	/**
-	 * Restores what {@link #beginBounded} changed, so that a pooled connection goes back as it came.
+	 * Restores what {@link #beginBounded} changed, so that a pooled connection goes back
+	 * as it came.
 	 * @param connection the connection
 	 * @param previous the value {@link #beginBounded} returned
 	 * @throws SQLException if the database failed
@@ -158,8 +166,8 @@ abstract class JdbcDialect {
 	 * @param dataSource where to look when no platform is named
 	 * @param platform the configured platform or {@code null}
 	 * @return the dialect
-	 * @throws LockConfigurationException if the platform or the database is not supported, or the database could
-	 * not be reached to find out
+	 * @throws LockConfigurationException if the platform or the database is not
+	 * supported, or the database could not be reached to find out
 	 */
 	static JdbcDialect of(DataSource dataSource, @Nullable String platform) {
 		if (platform != null && !platform.isBlank()) {
@@ -198,8 +206,8 @@ abstract class JdbcDialect {
 			return ofPlatform("h2");
 		}
 		throw new LockConfigurationException("distlock's jdbc lock provider supports PostgreSQL, MariaDB, MySQL and "
-				+ "H2, but the DataSource connects to " + product + " " + metaData.getDatabaseProductVersion()
-				+ " (" + metaData.getURL() + "). Choose another backend with distlock.provider, or set "
+				+ "H2, but the DataSource connects to " + product + " " + metaData.getDatabaseProductVersion() + " ("
+				+ metaData.getURL() + "). Choose another backend with distlock.provider, or set "
 				+ "distlock.jdbc.platform if this database speaks one of those dialects");
 	}
 

@@ -3,7 +3,8 @@ package dev.distlock.jdbc;
 import dev.distlock.core.spi.HeldLock;
 
 /**
- * A lock the JDBC backend granted: its rows and the owner token that may renew or release them.
+ * A lock the JDBC backend granted: its rows and the owner token that may renew or release
+ * them.
  *
  * @param key the full key
  * @param target the lock's rows
@@ -11,7 +12,8 @@ import dev.distlock.core.spi.HeldLock;
  * @param owner the owner token
  * @param fencingToken the token of the grant
  */
-public record JdbcHeldLock(String key, LockTarget target, long slot, String owner, long fencingToken) implements HeldLock {
+public record JdbcHeldLock(String key, LockTarget target, long slot, String owner,
+		long fencingToken) implements HeldLock {
 
 	@Override
 	public String toString() {

@@ -19,18 +19,25 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
- * Countdown latches in a table beside the lock table ({@code <table>_latch}, created by the same schema scripts),
- * named {@code jdbc}. A latch is one row, its count and its expiry in the database's time; setting it is an insert
- * (refused by the primary key when it exists), a count-down one owner-free {@code UPDATE ... SET latch_count =
- * latch_count - 1}, and the count-down that reaches zero deletes the row. Expired rows are deleted whenever a latch is
- * set, and never counted. On PostgreSQL the deletion at zero sends {@code pg_notify} on the latch table's channel,
- * which a listening connection of this provider (outside the pool) hands to the waiters; on other databases waiters
+ * Countdown latches in a table beside the lock table ({@code
+ *
+<table>
+ * _latch}, created by the same schema scripts), named {@code jdbc}. A latch is one row,
+ * its count and its expiry in the database's time; setting it is an insert (refused by
+ * the primary key when it exists), a count-down one owner-free
+ * {@code UPDATE ... SET latch_count =
+ * latch_count - 1}, and the count-down that reaches zero deletes the row. Expired rows
+ * are deleted whenever a latch is set, and never counted. On PostgreSQL the deletion at
+ * zero sends {@code pg_notify} on the latch table's channel, which a listening connection
+ * of this provider (outside the pool) hands to the waiters; on other databases waiters
  * poll with capped backoff.
  * <p>
- * Like locks, latches use connections of their own, borrowed straight from the pool and committed before each call
- * returns: a latch call inside the caller's {@code @Transactional} method does not join its transaction (a count-down
- * is visible at once and survives a rollback, a count is read fresh under REPEATABLE READ, and a failed insert does
- * not abort the caller's transaction on PostgreSQL). Every call ends by the call timeout, a silent network included.
+ * Like locks, latches use connections of their own, borrowed straight from the pool and
+ * committed before each call returns: a latch call inside the caller's
+ * {@code @Transactional} method does not join its transaction (a count-down is visible at
+ * once and survives a rollback, a count is read fresh under REPEATABLE READ, and a failed
+ * insert does not abort the caller's transaction on PostgreSQL). Every call ends by the
+ * call timeout, a silent network included.
  *
  * @since 0.2.0
  */
@@ -58,10 +65,13 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 	 * Creates a provider on the latch table of a lock table, with calls bounded by
 	 * {@link JdbcLockProviderBuilder#DEFAULT_CALL_TIMEOUT}.
 	 * @param dataSource the database
-	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name}); latches use it with {@code _latch}
-	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}, or {@code null} to detect it
-	 * @throws LockConfigurationException if the database is not supported (a missing table is logged, and fails each
-	 * use with a {@link LockConfigurationException} until it exists)
+	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name});
+	 * latches use it with {@code _latch}
+	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2},
+	 * or {@code null} to detect it
+	 * @throws LockConfigurationException if the database is not supported (a missing
+	 * table is logged, and fails each use with a {@link LockConfigurationException} until
+	 * it exists)
 	 */
 	public JdbcLatchProvider(DataSource dataSource, String lockTableName, @Nullable String platform) {
 		this(dataSource, lockTableName, platform, JdbcLockProviderBuilder.DEFAULT_CALL_TIMEOUT);
@@ -70,11 +80,15 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 	/**
 	 * Creates a provider on the latch table of a lock table.
 	 * @param dataSource the database
-	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name}); latches use it with {@code _latch}
-	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}, or {@code null} to detect it
-	 * @param callTimeout the longest time one call may take ({@code distlock.call-timeout})
-	 * @throws LockConfigurationException if the database is not supported (a missing table is logged, and fails each
-	 * use with a {@link LockConfigurationException} until it exists)
+	 * @param lockTableName the lock table's name ({@code distlock.jdbc.table-name});
+	 * latches use it with {@code _latch}
+	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2},
+	 * or {@code null} to detect it
+	 * @param callTimeout the longest time one call may take
+	 * ({@code distlock.call-timeout})
+	 * @throws LockConfigurationException if the database is not supported (a missing
+	 * table is logged, and fails each use with a {@link LockConfigurationException} until
+	 * it exists)
 	 * @since 0.3.0
 	 */
 	public JdbcLatchProvider(DataSource dataSource, String lockTableName, @Nullable String platform,
@@ -103,14 +117,18 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 			checkTable();
 		}
 		catch (LockConfigurationException ex) {
-			// an application that never uses latches must still start with a lock table created before they existed
+			// an application that never uses latches must still start with a lock table
+			// created before they existed
 			logger.warn(ex.getMessage() + "; latches fail until it exists");
 		}
 		this.notifier = dialect.notifies() ? new PostgresNotifier(LockingDataSource.listenerConnections(target, null),
 				StoredKeys.channel(this.table), callTimeout) : null;
 	}
 
-	/** Checks the table until it was found once: a table created after startup is picked up. */
+	/**
+	 * Checks the table until it was found once: a table created after startup is picked
+	 * up.
+	 */
 	private void checkTable() {
 		if (this.tableFound) {
 			return;
@@ -159,8 +177,8 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 		call("countDown", (connection) -> {
 			update(connection, "UPDATE " + this.table + " SET latch_count = latch_count - 1 WHERE latch_name = ? "
 					+ "AND latch_count > 0 AND expires_at > " + this.now, name);
-			int deleted = update(connection,
-					"DELETE FROM " + this.table + " WHERE latch_name = ? AND latch_count <= 0", name);
+			int deleted = update(connection, "DELETE FROM " + this.table + " WHERE latch_name = ? AND latch_count <= 0",
+					name);
 			if (deleted > 0 && this.notifier != null) {
 				update(connection, "SELECT pg_notify(?, ?)", this.notifier.channel(), name);
 			}
@@ -173,9 +191,9 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 		checkTable();
 		String name = StoredKeys.storedKey(latch);
 		Long count = call("count", (connection) -> {
-			try (PreparedStatement select = prepare(connection, "SELECT latch_count FROM " + this.table
-					+ " WHERE latch_name = ? AND expires_at > " + this.now, name);
-					ResultSet result = select.executeQuery()) {
+			try (PreparedStatement select = prepare(connection,
+					"SELECT latch_count FROM " + this.table + " WHERE latch_name = ? AND expires_at > " + this.now,
+					name); ResultSet result = select.executeQuery()) {
 				return result.next() ? result.getLong(1) : 0L;
 			}
 		});
@@ -212,8 +230,7 @@ public final class JdbcLatchProvider implements LatchProvider, AutoCloseable {
 
 	}
 
-	private static PreparedStatement prepare(Connection connection, String sql, Object... values)
-			throws SQLException {
+	private static PreparedStatement prepare(Connection connection, String sql, Object... values) throws SQLException {
 		PreparedStatement prepared = connection.prepareStatement(sql);
 		try {
 			for (int i = 0; i < values.length; i++) {

@@ -27,35 +27,43 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
- * The JDBC backend, named {@code jdbc}: every {@link LockType} as rows of one table (see {@link JdbcLockSchema}) on
- * PostgreSQL, MariaDB, MySQL 8 or H2. Leases are the database's time ({@code now()}, {@code UTC_TIMESTAMP(6)},
- * {@code CURRENT_TIMESTAMP}) and every comparison happens in SQL, so clients whose clocks disagree still exclude each
- * other. Fencing tokens come from one database sequence per table ({@code <table>_fence}), drawn by each grant while
- * it holds the lock's head row, so they strictly increase per lock even across the deletion of its rows. Only the
- * owner token can extend or release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the
+ * The JDBC backend, named {@code jdbc}: every {@link LockType} as rows of one table (see
+ * {@link JdbcLockSchema}) on PostgreSQL, MariaDB, MySQL 8 or H2. Leases are the
+ * database's time ({@code now()}, {@code UTC_TIMESTAMP(6)}, {@code CURRENT_TIMESTAMP})
+ * and every comparison happens in SQL, so clients whose clocks disagree still exclude
+ * each other. Fencing tokens come from one database sequence per table ({@code
+ *
+<table>
+ * _fence}), drawn by each grant while it holds the lock's head row, so they strictly
+ * increase per lock even across the deletion of its rows. Only the owner token can extend
+ * or release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the
  * statement that acquires.
  * <p>
- * <b>Residue.</b> A release expires its row; a background sweep deletes released and expired rows every
- * {@linkplain JdbcLockProviderBuilder#cleanupInterval(Duration) cleanup interval} ({@link #sweptRows()}).
+ * <b>Residue.</b> A release expires its row; a background sweep deletes released and
+ * expired rows every {@linkplain JdbcLockProviderBuilder#cleanupInterval(Duration)
+ * cleanup interval} ({@link #sweptRows()}).
  * <p>
- * <b>Own connections.</b> Every operation borrows a connection straight from the {@link DataSource}, outside any
- * transaction of the caller's, and commits before it returns. The pool needs one connection beyond what a thread
- * holding a transaction uses.
+ * <b>Own connections.</b> Every operation borrows a connection straight from the
+ * {@link DataSource}, outside any transaction of the caller's, and commits before it
+ * returns. The pool needs one connection beyond what a thread holding a transaction uses.
  * <p>
- * <b>Round trips and waits.</b> On PostgreSQL an operation's statements go as one batch, one implicit transaction;
- * elsewhere a MUTEX attempt is one statement, the other types a short transaction. Every statement of an acquisition
- * waits for row locks at most its remaining wait (at least the
- * {@linkplain JdbcLockProviderBuilder#minLockWait(Duration) minimum lock wait}); contention counts as busy. On
- * PostgreSQL a release notifies ({@code pg_notify}) when waiters registered for it ({@link WaiterRegistration}) and
+ * <b>Round trips and waits.</b> On PostgreSQL an operation's statements go as one batch,
+ * one implicit transaction; elsewhere a MUTEX attempt is one statement, the other types a
+ * short transaction. Every statement of an acquisition waits for row locks at most its
+ * remaining wait (at least the {@linkplain JdbcLockProviderBuilder#minLockWait(Duration)
+ * minimum lock wait}); contention counts as busy. On PostgreSQL a release notifies
+ * ({@code pg_notify}) when waiters registered for it ({@link WaiterRegistration}) and
  * commits without waiting for its WAL flush; elsewhere waiters poll. Errors are Spring's
  * {@link DataAccessException}s.
  * <p>
- * <b>Bounded calls.</b> Every call ends by its deadline whatever the pool and the driver are set to, a silent network
- * included: an acquisition's calls by its wait's deadline plus the
- * {@linkplain JdbcLockProviderBuilder#callTimeout(Duration) call timeout}, every other call (release, renewal,
- * health check, sweep, notifications) by the call timeout ({@link BoundedConnections}). A release or an acquisition
- * whose outcome is unknown is released with its owner token in the background as soon as the database answers again
- * ({@link OwnerCleanup}), so a grant that arrives late does not stay held until its lease ends.
+ * <b>Bounded calls.</b> Every call ends by its deadline whatever the pool and the driver
+ * are set to, a silent network included: an acquisition's calls by its wait's deadline
+ * plus the {@linkplain JdbcLockProviderBuilder#callTimeout(Duration) call timeout}, every
+ * other call (release, renewal, health check, sweep, notifications) by the call timeout
+ * ({@link BoundedConnections}). A release or an acquisition whose outcome is unknown is
+ * released with its owner token in the background as soon as the database answers again
+ * ({@link OwnerCleanup}), so a grant that arrives late does not stay held until its lease
+ * ends.
  *
  * @since 0.1.0
  */
@@ -93,8 +101,12 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	private final LongAdder failedReleases = new LongAdder();
 
-	/** Attempts known to hold nothing, whose {@link #abandon} is a no-op; weak, in case the core never abandons. */
-	private final Set<LockAttempt> settled = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+	/**
+	 * Attempts known to hold nothing, whose {@link #abandon} is a no-op; weak, in case
+	 * the core never abandons.
+	 */
+	private final Set<LockAttempt> settled = Collections
+		.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
 	JdbcLockProvider(JdbcLockProviderBuilder builder) {
 		DataSource dataSource = LockingDataSource.unwrap(builder.dataSource);
@@ -141,13 +153,17 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return TYPES;
 	}
 
-	/** @return the table this provider keeps its locks in */
+	/**
+	 * The table this provider keeps its locks in.
+	 * @return the table name, possibly with its schema
+	 */
 	public String tableName() {
 		return this.tableName;
 	}
 
 	/**
-	 * The platform in use: {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}.
+	 * The platform in use: {@code postgresql}, {@code mariadb}, {@code mysql} or
+	 * {@code h2}.
 	 * @return the platform name
 	 */
 	public String platform() {
@@ -155,8 +171,8 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * How far the database's clock is ahead of this provider's clock, for operators (locking itself never reads the
-	 * local clock: leases are the database's time).
+	 * How far the database's clock is ahead of this provider's clock, for operators
+	 * (locking itself never reads the local clock: leases are the database's time).
 	 * @return database time minus local time
 	 * @throws DataAccessException if the database could not be asked
 	 */
@@ -169,17 +185,20 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Runs the core's wait loop with every statement of every attempt bounded by the time left until the waiter's
-	 * deadline (at least the minimum lock wait), so that a client stalled in a transaction holding the lock's rows
-	 * delays this acquisition by no more than its wait.
+	 * Runs the core's wait loop with every statement of every attempt bounded by the time
+	 * left until the waiter's deadline (at least the minimum lock wait), so that a client
+	 * stalled in a transaction holding the lock's rows delays this acquisition by no more
+	 * than its wait.
 	 */
 	@Override
 	public @Nullable JdbcHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-		return new BoundedAcquisition(this, new LockWaitBudget(waiter.deadlineNanos(), this.minLockWait))
-			.await(waiter, attempt);
+		return new BoundedAcquisition(this, new LockWaitBudget(waiter.deadlineNanos(), this.minLockWait)).await(waiter,
+				attempt);
 	}
 
-	/** One attempt; its statements may wait for row locks for the minimum lock wait only. */
+	/**
+	 * One attempt; its statements may wait for row locks for the minimum lock wait only.
+	 */
 	@Override
 	public AttemptOutcome<JdbcHeldLock> tryAcquire(LockAttempt attempt) {
 		return new BoundedAcquisition(this, minimumBudget()).tryAcquire(attempt);
@@ -195,12 +214,17 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return this.runner.run(this.statements.get(operation), parameters, budget, deadlineNanos);
 	}
 
-	/** Marks an attempt as holding nothing, so that {@link #abandon} has nothing to do. */
+	/**
+	 * Marks an attempt as holding nothing, so that {@link #abandon} has nothing to do.
+	 */
 	void settle(LockAttempt attempt) {
 		this.settled.add(attempt);
 	}
 
-	/** Attempts that lost a race inside the database (deadlock, unique-key race, lock timeout): busy. */
+	/**
+	 * Attempts that lost a race inside the database (deadlock, unique-key race, lock
+	 * timeout): busy.
+	 */
 	long contendedAttempts() {
 		return this.contended.sum();
 	}
@@ -210,8 +234,8 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Rows of released and expired locks this provider's sweeps have deleted so far, for a meter (a Micrometer
-	 * {@code FunctionCounter} over this method, for instance).
+	 * Rows of released and expired locks this provider's sweeps have deleted so far, for
+	 * a meter (a Micrometer {@code FunctionCounter} over this method, for instance).
 	 * @return the number of rows deleted
 	 */
 	public long sweptRows() {
@@ -219,8 +243,8 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Deletes the rows of released and expired locks now, in batches, as the background sweep does every cleanup
-	 * interval; for operators and tests.
+	 * Deletes the rows of released and expired locks now, in batches, as the background
+	 * sweep does every cleanup interval; for operators and tests.
 	 * @return the number of rows deleted
 	 * @throws DataAccessException if the database failed
 	 */
@@ -228,19 +252,22 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return this.sweeper.sweep();
 	}
 
-	/** A waiter registered for the fair waiter timeout; see {@link #subscribe(LockAttempt, Duration, Runnable)}. */
+	/**
+	 * A waiter registered for the fair waiter timeout; see
+	 * {@link #subscribe(LockAttempt, Duration, Runnable)}.
+	 */
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Runnable listener) throws Exception {
 		return subscribe(attempt, Duration.ofNanos(this.fairWaiterTimeoutMicros * 1000), listener);
 	}
 
 	/**
-	 * On PostgreSQL, listens for the lock's releases and registers the waiter on the lock's head row for
-	 * {@code waitLeft}, so that releases notify; closing the subscription leaves. Elsewhere waiters poll.
+	 * On PostgreSQL, listens for the lock's releases and registers the waiter on the
+	 * lock's head row for {@code waitLeft}, so that releases notify; closing the
+	 * subscription leaves. Elsewhere waiters poll.
 	 */
 	@Override
-	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener)
-			throws Exception {
+	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) throws Exception {
 		return this.notifications.subscribe(target(attempt), waitLeft, listener, minimumBudget(),
 				attempt.deadlineNanos());
 	}
@@ -249,7 +276,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		return this.notifications;
 	}
 
-	/** Renews by the call timeout: a renewal that gets no answer fails then, and the core retries it. */
+	/**
+	 * Renews by the call timeout: a renewal that gets no answer fails then, and the core
+	 * retries it.
+	 */
 	@Override
 	public boolean renew(JdbcHeldLock held, Duration lease) {
 		return renew(held, lease, this.connections.deadline());
@@ -264,8 +294,9 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Renews the leases in one JDBC batch on one connection, which the driver sends in one round trip; a lease whose
-	 * statement the database refuses fails alone (see {@link RenewalBatch}).
+	 * Renews the leases in one JDBC batch on one connection, which the driver sends in
+	 * one round trip; a lease whose statement the database refuses fails alone (see
+	 * {@link RenewalBatch}).
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<JdbcHeldLock> locks, Duration lease) {
@@ -273,9 +304,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Releases by the call timeout. A release that fails or gets no answer is counted ({@link #failedReleases()}) and
-	 * thrown, and its lock is released with its owner token in the background once the database answers; until then
-	 * it frees itself when its lease ends.
+	 * Releases by the call timeout. A release that fails or gets no answer is counted
+	 * ({@link #failedReleases()}) and thrown, and its lock is released with its owner
+	 * token in the background once the database answers; until then it frees itself when
+	 * its lease ends.
 	 */
 	@Override
 	public void release(JdbcHeldLock held) {
@@ -293,8 +325,9 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Releases that failed or got no answer so far, for a meter; their locks are released in the background once
-	 * the database answers, or free themselves when their leases end.
+	 * Releases that failed or got no answer so far, for a meter; their locks are released
+	 * in the background once the database answers, or free themselves when their leases
+	 * end.
 	 * @return the number of failed releases
 	 */
 	public long failedReleases() {
@@ -302,11 +335,13 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
-	 * Cleans up after an attempt the core gave up on, unless this provider knows it holds nothing: a busy outcome
-	 * holds nothing except a FAIR ticket, and an attempt that never reached the database (no connection to be had)
-	 * left nothing there; trying to clean it up would wait for the pool a second time. A cleanup that fails is
-	 * retried in the background until the database answers ({@link OwnerCleanup}): the attempt's statement may reach
-	 * the database after its caller gave up, when the network heals, and grant the lock to nobody.
+	 * Cleans up after an attempt the core gave up on, unless this provider knows it holds
+	 * nothing: a busy outcome holds nothing except a FAIR ticket, and an attempt that
+	 * never reached the database (no connection to be had) left nothing there; trying to
+	 * clean it up would wait for the pool a second time. A cleanup that fails is retried
+	 * in the background until the database answers ({@link OwnerCleanup}): the attempt's
+	 * statement may reach the database after its caller gave up, when the network heals,
+	 * and grant the lock to nobody.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
@@ -314,8 +349,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 			return;
 		}
 		LockTarget target = target(attempt);
-		// by the acquisition's call deadline when the core cleans up on the caller's thread (a FAIR ticket after the
-		// wait ran out); past it (in the background, after a call without an answer) by the call timeout
+		// by the acquisition's call deadline when the core cleans up on the caller's
+		// thread (a FAIR ticket after the
+		// wait ran out); past it (in the background, after a call without an answer) by
+		// the call timeout
 		long deadline = (attempt.deadlineNanos() - System.nanoTime() > 0) ? attempt.deadlineNanos()
 				: this.connections.deadline();
 		try {
@@ -328,20 +365,25 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	void abandonOrThrow(LockTarget target, String owner, long deadlineNanos) {
-		// part of a failed acquisition: a stalled transaction on the lock's rows must not hold it up either
+		// part of a failed acquisition: a stalled transaction on the lock's rows must not
+		// hold it up either
 		this.runner.runIdempotent(this.statements.get("abandon"), target.parameters(owner), minimumBudget(),
 				deadlineNanos);
 	}
 
 	/**
-	 * Cleanups of unknown outcomes (late grants, releases without an answer) still waiting for the database.
+	 * Cleanups of unknown outcomes (late grants, releases without an answer) still
+	 * waiting for the database.
 	 * @return the number waiting
 	 */
 	int pendingCleanups() {
 		return this.cleanup.pending();
 	}
 
-	/** Checks that the database answers with one query that writes nothing (the database time), by the call timeout. */
+	/**
+	 * Checks that the database answers with one query that writes nothing (the database
+	 * time), by the call timeout.
+	 */
 	@Override
 	public void checkHealth(LockAttempt probe) {
 		this.runner.query(this.statements.get("now").statements().get(0), (result) -> null);

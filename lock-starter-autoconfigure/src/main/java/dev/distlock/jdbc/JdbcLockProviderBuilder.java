@@ -10,9 +10,10 @@ import dev.distlock.core.LockConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds a {@link JdbcLockProvider}: {@code JdbcLockProvider.builder(dataSource).tableName("locks").build()}.
- * Building detects the database (one connection) unless a platform is given, checks that the table and its
- * sequence exist, and starts the background sweep.
+ * Builds a {@link JdbcLockProvider}:
+ * {@code JdbcLockProvider.builder(dataSource).tableName("locks").build()}. Building
+ * detects the database (one connection) unless a platform is given, checks that the table
+ * and its sequence exist, and starts the background sweep.
  *
  * @since 0.1.0
  */
@@ -27,10 +28,15 @@ public final class JdbcLockProviderBuilder {
 	/** Default number of rows one sweep transaction deletes at most. */
 	public static final int DEFAULT_CLEANUP_BATCH_SIZE = 500;
 
-	/** Default longest time a call other than an acquisition may take, and an acquisition beyond its wait. */
+	/**
+	 * Default longest time a call other than an acquisition may take, and an acquisition
+	 * beyond its wait.
+	 */
 	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
 
-	/** Default shortest time a statement of an acquire attempt may wait for a row lock. */
+	/**
+	 * Default shortest time a statement of an acquire attempt may wait for a row lock.
+	 */
 	public static final Duration DEFAULT_MIN_LOCK_WAIT = Duration.ofMillis(200);
 
 	final DataSource dataSource;
@@ -72,7 +78,8 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * The database type, instead of detecting it: {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}.
+	 * The database type, instead of detecting it: {@code postgresql}, {@code mariadb},
+	 * {@code mysql} or {@code h2}.
 	 * @param platform the platform or {@code null} to detect
 	 * @return this builder
 	 */
@@ -82,8 +89,8 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * How long a FAIR waiter keeps its place without trying again (default 5 seconds); longer than the longest poll
-	 * interval.
+	 * How long a FAIR waiter keeps its place without trying again (default 5 seconds);
+	 * longer than the longest poll interval.
 	 * @param fairWaiterTimeout the timeout
 	 * @return this builder
 	 */
@@ -93,11 +100,12 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * The shortest time a statement of an acquire attempt may wait for a row lock another transaction holds
-	 * (default 200 ms). Statements may wait until the acquisition's deadline, but at least this long, so a try-once
-	 * still waits out another attempt's short transaction. Set on PostgreSQL as {@code lock_timeout}, on MariaDB as
-	 * {@code max_statement_time}, on H2 as {@code LOCK_TIMEOUT}, each for the attempt only; MySQL gets a JDBC query
-	 * timeout in whole seconds.
+	 * The shortest time a statement of an acquire attempt may wait for a row lock another
+	 * transaction holds (default 200 ms). Statements may wait until the acquisition's
+	 * deadline, but at least this long, so a try-once still waits out another attempt's
+	 * short transaction. Set on PostgreSQL as {@code lock_timeout}, on MariaDB as
+	 * {@code max_statement_time}, on H2 as {@code LOCK_TIMEOUT}, each for the attempt
+	 * only; MySQL gets a JDBC query timeout in whole seconds.
 	 * @param minLockWait the minimum lock wait
 	 * @return this builder
 	 */
@@ -107,11 +115,13 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * The longest time one call may take (default 1 second, {@code distlock.call-timeout}): a release, a renewal, a
-	 * health check, a sweep batch; an acquisition's calls end by its wait's deadline plus this. It bounds borrowing
-	 * the connection (whatever the pool's own timeout) and every read on it
-	 * ({@link java.sql.Connection#setNetworkTimeout}), so a call on a network gone silent fails then instead of
-	 * hanging; a shorter timeout of the driver's own (pgjdbc's {@code socketTimeout}) still applies.
+	 * The longest time one call may take (default 1 second,
+	 * {@code distlock.call-timeout}): a release, a renewal, a health check, a sweep
+	 * batch; an acquisition's calls end by its wait's deadline plus this. It bounds
+	 * borrowing the connection (whatever the pool's own timeout) and every read on it
+	 * ({@link java.sql.Connection#setNetworkTimeout}), so a call on a network gone silent
+	 * fails then instead of hanging; a shorter timeout of the driver's own (pgjdbc's
+	 * {@code socketTimeout}) still applies.
 	 * @param callTimeout the call timeout, positive
 	 * @return this builder
 	 */
@@ -121,9 +131,10 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * How often released and expired rows are deleted (default 30 seconds): a released lock's row stays at most
-	 * about this long. {@link Duration#ZERO} turns the background sweep off (for a table swept by a job of your own,
-	 * or while instances of an earlier snapshot, which cannot handle deleted rows, still use the table).
+	 * How often released and expired rows are deleted (default 30 seconds): a released
+	 * lock's row stays at most about this long. {@link Duration#ZERO} turns the
+	 * background sweep off (for a table swept by a job of your own, or while instances of
+	 * an earlier snapshot, which cannot handle deleted rows, still use the table).
 	 * @param cleanupInterval the interval
 	 * @return this builder
 	 */
@@ -133,8 +144,8 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * How many rows one sweep transaction deletes at most (default 500); a run deletes batches until one comes back
-	 * short.
+	 * How many rows one sweep transaction deletes at most (default 500); a run deletes
+	 * batches until one comes back short.
 	 * @param cleanupBatchSize the batch size
 	 * @return this builder
 	 */
@@ -144,8 +155,8 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * The local clock, used only to report {@link JdbcLockProvider#databaseClockOffset()}: locking reads the
-	 * database's clock.
+	 * The local clock, used only to report
+	 * {@link JdbcLockProvider#databaseClockOffset()}: locking reads the database's clock.
 	 * @param clock the clock
 	 * @return this builder
 	 */
@@ -155,8 +166,9 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY (default) or poll. Either way this provider's releases
-	 * notify the waiters that other providers registered on the same table.
+	 * Whether waiters on PostgreSQL are woken by LISTEN/NOTIFY (default) or poll. Either
+	 * way this provider's releases notify the waiters that other providers registered on
+	 * the same table.
 	 * @param notifications {@code false} to poll
 	 * @return this builder
 	 */
@@ -166,8 +178,9 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * Where the PostgreSQL listening connection comes from. By default it is opened with the settings of a HikariCP
-	 * pool, outside the pool, or else borrowed from the data source for the provider's life.
+	 * Where the PostgreSQL listening connection comes from. By default it is opened with
+	 * the settings of a HikariCP pool, outside the pool, or else borrowed from the data
+	 * source for the provider's life.
 	 * @param listenerDataSource an unpooled data source for the listening connection
 	 * @return this builder
 	 */
@@ -177,7 +190,8 @@ public final class JdbcLockProviderBuilder {
 	}
 
 	/**
-	 * Whether building checks that the table and its sequence exist (default {@code true}).
+	 * Whether building checks that the table and its sequence exist (default
+	 * {@code true}).
 	 * @param checkTable {@code false} to skip the check
 	 * @return this builder
 	 */
@@ -189,8 +203,8 @@ public final class JdbcLockProviderBuilder {
 	/**
 	 * Builds the provider.
 	 * @return the provider
-	 * @throws LockConfigurationException if a setting is out of range, the table name, platform or database is
-	 * unsupported, or the table or its sequence is missing
+	 * @throws LockConfigurationException if a setting is out of range, the table name,
+	 * platform or database is unsupported, or the table or its sequence is missing
 	 */
 	public JdbcLockProvider build() {
 		positive(this.fairWaiterTimeout, "fairWaiterTimeout");

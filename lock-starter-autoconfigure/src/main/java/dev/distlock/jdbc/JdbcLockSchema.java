@@ -19,19 +19,23 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
- * The lock table of the JDBC backend: its name rules and its creation scripts, one per database
- * ({@code schema-postgresql.sql}, {@code schema-mariadb.sql} for MariaDB and MySQL, {@code schema-h2.sql}, beside
- * this class). The scripts name the table {@value #DEFAULT_TABLE_NAME} and its fencing sequence
- * {@code distlock_lock_fence}, and the table of countdown latches {@code distlock_lock_latch};
- * {@link #render(String, String)} puts in another name (and {@code <name>_fence}, {@code <name>_latch}). The
- * table name is the only SQL text distlock does not bind, so it must match {@code [A-Za-z_][A-Za-z0-9_]*}, optionally
- * schema-qualified, at most 57 characters (63 for the schema), so that the sequence name fits every database.
+ * The lock table of the JDBC backend: its name rules and its creation scripts, one per
+ * database ({@code schema-postgresql.sql}, {@code schema-mariadb.sql} for MariaDB and
+ * MySQL, {@code schema-h2.sql}, beside this class). The scripts name the table
+ * {@value #DEFAULT_TABLE_NAME} and its fencing sequence {@code distlock_lock_fence}, and
+ * the table of countdown latches {@code distlock_lock_latch};
+ * {@link #render(String, String)} puts in another name (and {@code <name>_fence},
+ * {@code <name>_latch}). The table name is the only SQL text distlock does not bind, so
+ * it must match {@code [A-Za-z_][A-Za-z0-9_]*}, optionally schema-qualified, at most 57
+ * characters (63 for the schema), so that the sequence name fits every database.
  *
  * @since 0.1.0
  */
 public final class JdbcLockSchema {
 
-	/** The table name in the scripts and the default of {@code distlock.jdbc.table-name}. */
+	/**
+	 * The table name in the scripts and the default of {@code distlock.jdbc.table-name}.
+	 */
 	public static final String DEFAULT_TABLE_NAME = "distlock_lock";
 
 	/** How long the check at startup waits for the database. */
@@ -46,9 +50,8 @@ public final class JdbcLockSchema {
 	private static final Pattern TABLE_NAME = Pattern
 		.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,56}");
 
-	private static final Pattern DEFAULT_NAME_IN_SCRIPT = Pattern
-		.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME + "(" + SEQUENCE_SUFFIX + "|" + LATCH_SUFFIX
-				+ ")?(?![A-Za-z0-9_])");
+	private static final Pattern DEFAULT_NAME_IN_SCRIPT = Pattern.compile("(?<![A-Za-z0-9_.])" + DEFAULT_TABLE_NAME
+			+ "(" + SEQUENCE_SUFFIX + "|" + LATCH_SUFFIX + ")?(?![A-Za-z0-9_])");
 
 	private JdbcLockSchema() {
 	}
@@ -69,7 +72,8 @@ public final class JdbcLockSchema {
 	}
 
 	/**
-	 * The fencing sequence of a table: its name followed by {@code _fence}, in the same schema.
+	 * The fencing sequence of a table: its name followed by {@code _fence}, in the same
+	 * schema.
 	 * @param tableName the validated table name
 	 * @return the sequence name
 	 */
@@ -78,7 +82,8 @@ public final class JdbcLockSchema {
 	}
 
 	/**
-	 * The table of countdown latches beside a lock table: its name followed by {@code _latch}, in the same schema.
+	 * The table of countdown latches beside a lock table: its name followed by
+	 * {@code _latch}, in the same schema.
 	 * @param tableName the validated lock table name
 	 * @return the latch table name
 	 * @since 0.2.0
@@ -90,15 +95,18 @@ public final class JdbcLockSchema {
 	/**
 	 * The classpath location of the creation script of a database.
 	 * @param dataSource the database, to detect its type when no platform is given
-	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql}, {@code h2}, or {@code null} to detect
-	 * @return the location, e.g. {@code classpath:dev/distlock/jdbc/schema-postgresql.sql}
+	 * @param platform {@code postgresql}, {@code mariadb}, {@code mysql}, {@code h2}, or
+	 * {@code null} to detect
+	 * @return the location, e.g.
+	 * {@code classpath:dev/distlock/jdbc/schema-postgresql.sql}
 	 */
 	public static String scriptLocation(DataSource dataSource, @Nullable String platform) {
 		return "classpath:" + schemaPath(JdbcDialect.of(dataSource, platform));
 	}
 
 	/**
-	 * Replaces the default table name in a script with another, and the default sequence name with that table's.
+	 * Replaces the default table name in a script with another, and the default sequence
+	 * name with that table's.
 	 * @param script a script naming the table {@value #DEFAULT_TABLE_NAME}
 	 * @param tableName the table name to use
 	 * @return the script for that table
@@ -111,15 +119,15 @@ public final class JdbcLockSchema {
 	}
 
 	/**
-	 * Creates the lock table if it does not exist, with the script of the database the data source connects to.
-	 * For applications without Spring Boot's schema initialization, and for tests.
+	 * Creates the lock table if it does not exist, with the script of the database the
+	 * data source connects to. For applications without Spring Boot's schema
+	 * initialization, and for tests.
 	 * @param dataSource the database
 	 * @param tableName the table name
 	 * @param platform the platform, or {@code null} to detect it
 	 * @throws SQLException if the script failed
 	 */
-	public static void create(DataSource dataSource, String tableName, @Nullable String platform)
-			throws SQLException {
+	public static void create(DataSource dataSource, String tableName, @Nullable String platform) throws SQLException {
 		JdbcDialect dialect = JdbcDialect.of(dataSource, platform);
 		String script = render(load(schemaPath(dialect)), tableName);
 		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
@@ -141,7 +149,8 @@ public final class JdbcLockSchema {
 	 * @throws LockConfigurationException if not, saying how to create or upgrade them
 	 */
 	static void check(LockStatementRunner runner, LockStatements statements, JdbcDialect dialect, String tableName) {
-		// at startup the pool may still be opening its first connection: as long as HikariCP's default timeout
+		// at startup the pool may still be opening its first connection: as long as
+		// HikariCP's default timeout
 		long deadline = System.nanoTime() + STARTUP_CHECK_TIMEOUT.toNanos();
 		try {
 			for (LockStatements.Statement check : statements.get("check").statements()) {

@@ -17,11 +17,13 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
- * Runs the JDBC backend's operations, each on a connection of its own borrowed straight from the data source (never
- * joining the caller's transaction): in one round trip where the dialect batches, else in one statement in
- * autocommit or one short transaction. Every value is bound; an attempt's statements are bounded by its
- * {@link LockWaitBudget}, and every call, from borrowing its connection to its last reply, by its deadline
- * ({@link BoundedConnections}). Errors come out translated into Spring's {@link DataAccessException} tree.
+ * Runs the JDBC backend's operations, each on a connection of its own borrowed straight
+ * from the data source (never joining the caller's transaction): in one round trip where
+ * the dialect batches, else in one statement in autocommit or one short transaction.
+ * Every value is bound; an attempt's statements are bounded by its
+ * {@link LockWaitBudget}, and every call, from borrowing its connection to its last
+ * reply, by its deadline ({@link BoundedConnections}). Errors come out translated into
+ * Spring's {@link DataAccessException} tree.
  */
 final class LockStatementRunner {
 
@@ -49,11 +51,14 @@ final class LockStatementRunner {
 	 * Runs an operation once.
 	 * @param operation the operation
 	 * @param parameters its values by name
-	 * @param budget how long its statements may wait for row locks, or {@code null} for no bound
+	 * @param budget how long its statements may wait for row locks, or {@code null} for
+	 * no bound
 	 * @param deadlineNanos when the call must have returned
 	 * @return the outcome
-	 * @throws CannotGetJdbcConnectionException if the pool gave no connection by the deadline: nothing was sent
-	 * @throws DataAccessException if the database failed, or did not answer by the deadline (a broken connection)
+	 * @throws CannotGetJdbcConnectionException if the pool gave no connection by the
+	 * deadline: nothing was sent
+	 * @throws DataAccessException if the database failed, or did not answer by the
+	 * deadline (a broken connection)
 	 */
 	OperationResult run(Operation operation, Map<String, Object> parameters, @Nullable LockWaitBudget budget,
 			long deadlineNanos) {
@@ -66,19 +71,22 @@ final class LockStatementRunner {
 	}
 
 	/**
-	 * Runs an idempotent operation, on another connection when its connection turns out to be dead (a pool may hand
-	 * out connections whose session was killed), on at most {@value #CONNECTION_ATTEMPTS}, all within one deadline.
-	 * A pool that has no connection to give is not asked again: that would wait for its timeout once more.
+	 * Runs an idempotent operation, on another connection when its connection turns out
+	 * to be dead (a pool may hand out connections whose session was killed), on at most
+	 * {@value #CONNECTION_ATTEMPTS}, all within one deadline. A pool that has no
+	 * connection to give is not asked again: that would wait for its timeout once more.
 	 * @param operation the operation
 	 * @param parameters its values by name
-	 * @param budget how long its statements may wait for row locks, or {@code null} for no bound
+	 * @param budget how long its statements may wait for row locks, or {@code null} for
+	 * no bound
 	 * @param deadlineNanos when the call, retries included, must have returned
 	 * @return the outcome
 	 * @throws CannotGetJdbcConnectionException if the pool gave no connection
-	 * @throws DataAccessException if the database failed or did not answer by the deadline
+	 * @throws DataAccessException if the database failed or did not answer by the
+	 * deadline
 	 */
-	OperationResult runIdempotent(Operation operation, Map<String, Object> parameters,
-			@Nullable LockWaitBudget budget, long deadlineNanos) {
+	OperationResult runIdempotent(Operation operation, Map<String, Object> parameters, @Nullable LockWaitBudget budget,
+			long deadlineNanos) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return run(operation, parameters, budget, deadlineNanos);
@@ -141,8 +149,8 @@ final class LockStatementRunner {
 		return "distlock " + operation.name() + " on " + this.tableName;
 	}
 
-	private OperationResult run(BoundedConnections.Bounded bounded, Operation operation,
-			Map<String, Object> parameters, @Nullable LockWaitBudget budget, long deadlineNanos) throws SQLException {
+	private OperationResult run(BoundedConnections.Bounded bounded, Operation operation, Map<String, Object> parameters,
+			@Nullable LockWaitBudget budget, long deadlineNanos) throws SQLException {
 		Connection connection = bounded.connection();
 		Statements statements = new Statements(bounded, parameters, budget, deadlineNanos);
 		long previous = (budget != null) ? this.dialect.beginBounded(connection, budget.remainingMillis()) : -1;
@@ -191,8 +199,8 @@ final class LockStatementRunner {
 	}
 
 	/**
-	 * Runs work in a transaction of its own on a connection: committed if it returns, rolled back if it throws; the
-	 * connection's autocommit is as before afterwards.
+	 * Runs work in a transaction of its own on a connection: committed if it returns,
+	 * rolled back if it throws; the connection's autocommit is as before afterwards.
 	 * @param connection the connection
 	 * @param work the work
 	 * @param <T> what the work returns
@@ -225,7 +233,10 @@ final class LockStatementRunner {
 		}
 	}
 
-	/** The statements of one call on its connection, each bounded by the call's budget and deadline. */
+	/**
+	 * The statements of one call on its connection, each bounded by the call's budget and
+	 * deadline.
+	 */
 	private final class Statements {
 
 		private final BoundedConnections.Bounded bounded;

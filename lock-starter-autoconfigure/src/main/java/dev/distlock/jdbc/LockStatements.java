@@ -9,9 +9,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The statements of one dialect for one table, parsed once from {@code operations-<dialect>.sql}: named sections
- * of statements with {@code :name} parameters, which become JDBC {@code ?} placeholders here so that every value is
- * bound. See the file's header for the format.
+ * The statements of one dialect for one table, parsed once from
+ * {@code operations-<dialect>.sql}: named sections of statements with {@code :name}
+ * parameters, which become JDBC {@code ?} placeholders here so that every value is bound.
+ * See the file's header for the format.
  */
 final class LockStatements {
 
@@ -80,8 +81,8 @@ final class LockStatements {
 	}
 
 	/**
-	 * Splits a script into statements: comment lines are dropped, a statement ends with {@code ;} at the end of a
-	 * line.
+	 * Splits a script into statements: comment lines are dropped, a statement ends with
+	 * {@code ;} at the end of a line.
 	 * @param script the script
 	 * @return the statements, without their {@code ;}
 	 */
@@ -109,7 +110,8 @@ final class LockStatements {
 	}
 
 	/**
-	 * One operation: its statements run in one transaction, or in one round trip where the dialect batches.
+	 * One operation: its statements run in one transaction, or in one round trip where
+	 * the dialect batches.
 	 *
 	 * @param name the section name
 	 * @param statements the statements in order

@@ -22,14 +22,17 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
- * Deletes the rows of released and expired locks in the background, so that a lock per business object costs
- * nothing once released. Each run deletes batches of at most {@code batchSize} rows, one short transaction each:
- * a locking read that skips rows other transactions hold ({@code FOR UPDATE SKIP LOCKED}, in READ COMMITTED so that
- * InnoDB locks no gaps), then deletes of exactly those rows by primary key. The sweep therefore never waits for a
- * lock, so it cannot deadlock with an acquire; an acquire of a key being deleted waits for that one batch only. A
- * run stops at the first batch that comes back short, or once it has run for one interval (the next run continues).
- * Several applications on one table each sweep; they skip each other's rows. Each batch's round trips are bounded
- * by the call timeout, so a sweep on a connection whose peer went silent fails instead of hanging.
+ * Deletes the rows of released and expired locks in the background, so that a lock per
+ * business object costs nothing once released. Each run deletes batches of at most
+ * {@code batchSize} rows, one short transaction each: a locking read that skips rows
+ * other transactions hold ({@code FOR UPDATE SKIP LOCKED}, in READ COMMITTED so that
+ * InnoDB locks no gaps), then deletes of exactly those rows by primary key. The sweep
+ * therefore never waits for a lock, so it cannot deadlock with an acquire; an acquire of
+ * a key being deleted waits for that one batch only. A run stops at the first batch that
+ * comes back short, or once it has run for one interval (the next run continues). Several
+ * applications on one table each sweep; they skip each other's rows. Each batch's round
+ * trips are bounded by the call timeout, so a sweep on a connection whose peer went
+ * silent fails instead of hanging.
  */
 final class LockTableSweeper implements AutoCloseable {
 
@@ -67,7 +70,8 @@ final class LockTableSweeper implements AutoCloseable {
 	}
 
 	/**
-	 * Starts sweeping every interval, on a daemon thread of its own; a zero interval sweeps only when asked.
+	 * Starts sweeping every interval, on a daemon thread of its own; a zero interval
+	 * sweeps only when asked.
 	 */
 	synchronized void start() {
 		if (this.interval.isZero() || this.executor != null) {

@@ -9,7 +9,8 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockAttempt;
 
 /**
- * Where a lock's rows are, how its release notifications are addressed, and the values its statements bind.
+ * Where a lock's rows are, how its release notifications are addressed, and the values
+ * its statements bind.
  *
  * @param storedKey the key as stored ({@link StoredKeys#storedKey(String)})
  * @param kind the kind letter ({@link StoredKeys#kind})
@@ -33,8 +34,8 @@ record LockTarget(String storedKey, String kind, String channel) {
 	static LockTarget of(LockAttempt attempt, String channel) {
 		String owner = attempt.owner();
 		if (owner.length() > MAX_OWNER || !owner.chars().allMatch((c) -> c < 128)) {
-			throw new IllegalArgumentException("Owner token must be ASCII and at most " + MAX_OWNER
-					+ " characters: " + owner);
+			throw new IllegalArgumentException(
+					"Owner token must be ASCII and at most " + MAX_OWNER + " characters: " + owner);
 		}
 		if (attempt.type() == LockType.SEMAPHORE && attempt.permits() < 1) {
 			throw new LockConfigurationException("A semaphore needs at least one permit: " + attempt);
@@ -58,7 +59,8 @@ record LockTarget(String storedKey, String kind, String channel) {
 	}
 
 	/**
-	 * A duration as the statements take it: microseconds, at least 1, at most ten years (so no date overflows).
+	 * A duration as the statements take it: microseconds, at least 1, at most ten years
+	 * (so no date overflows).
 	 * @param duration the duration
 	 * @return the microseconds
 	 */

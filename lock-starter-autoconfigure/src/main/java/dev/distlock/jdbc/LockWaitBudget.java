@@ -3,9 +3,10 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 
 /**
- * How long the statements of one acquire attempt may wait for row locks: until the acquisition's deadline, but at
- * least a floor, so that a try-once (no wait left) still waits out another attempt's millisecond transaction, while a
- * client stalled in a transaction on the same rows delays it by no more than that.
+ * How long the statements of one acquire attempt may wait for row locks: until the
+ * acquisition's deadline, but at least a floor, so that a try-once (no wait left) still
+ * waits out another attempt's millisecond transaction, while a client stalled in a
+ * transaction on the same rows delays it by no more than that.
  */
 final class LockWaitBudget {
 
@@ -19,7 +20,8 @@ final class LockWaitBudget {
 	}
 
 	/**
-	 * What a statement about to start may wait, in milliseconds: the time to the deadline, at least the floor.
+	 * What a statement about to start may wait, in milliseconds: the time to the
+	 * deadline, at least the floor.
 	 * @return the milliseconds
 	 */
 	long remainingMillis() {

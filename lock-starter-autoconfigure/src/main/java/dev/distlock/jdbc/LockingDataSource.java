@@ -13,10 +13,11 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.util.ClassUtils;
 
 /**
- * Where the JDBC backend's connections come from. Locking borrows straight from the pool, never through a
- * {@link TransactionAwareDataSourceProxy} (its connections join the caller's transaction, so a lock row would be
- * invisible to others until commit and vanish on rollback). The PostgreSQL listening connection is opened outside
- * the pool where the pool can be looked into (HikariCP), since it is held for the provider's life.
+ * Where the JDBC backend's connections come from. Locking borrows straight from the pool,
+ * never through a {@link TransactionAwareDataSourceProxy} (its connections join the
+ * caller's transaction, so a lock row would be invisible to others until commit and
+ * vanish on rollback). The PostgreSQL listening connection is opened outside the pool
+ * where the pool can be looked into (HikariCP), since it is held for the provider's life.
  */
 final class LockingDataSource {
 
@@ -27,8 +28,8 @@ final class LockingDataSource {
 	}
 
 	/**
-	 * The data source locking uses: a {@code TransactionAwareDataSourceProxy}, also behind other delegating data
-	 * sources, is replaced by its target.
+	 * The data source locking uses: a {@code TransactionAwareDataSourceProxy}, also
+	 * behind other delegating data sources, is replaced by its target.
 	 * @param dataSource the configured data source
 	 * @return the data source to borrow from
 	 */
@@ -50,8 +51,9 @@ final class LockingDataSource {
 	}
 
 	/**
-	 * Where the listening connection comes from: a data source given for it, else the settings of a HikariCP pool,
-	 * else the pool itself (one of its connections then stays borrowed for the provider's life).
+	 * Where the listening connection comes from: a data source given for it, else the
+	 * settings of a HikariCP pool, else the pool itself (one of its connections then
+	 * stays borrowed for the provider's life).
 	 * @param dataSource the locking data source
 	 * @param listenerDataSource an unpooled data source for it, or {@code null}
 	 * @return the connection source

@@ -7,9 +7,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 
 /**
- * MariaDB 10.6+ (InnoDB): each statement of an attempt is bounded with {@code SET STATEMENT max_statement_time},
- * which is sub-second and interrupts InnoDB row lock waits (which {@code innodb_lock_wait_timeout}, whole seconds,
- * 50 by default, would not do in time). Time is {@code UTC_TIMESTAMP(6)} in a {@code DATETIME(6)}.
+ * MariaDB 10.6+ (InnoDB): each statement of an attempt is bounded with
+ * {@code SET STATEMENT max_statement_time}, which is sub-second and interrupts InnoDB row
+ * lock waits (which {@code innodb_lock_wait_timeout}, whole seconds, 50 by default, would
+ * not do in time). Time is {@code UTC_TIMESTAMP(6)} in a {@code DATETIME(6)}.
  */
 class MariadbDialect extends JdbcDialect {
 

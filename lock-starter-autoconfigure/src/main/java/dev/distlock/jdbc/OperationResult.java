@@ -6,8 +6,8 @@ import java.sql.SQLException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The outcome of an operation: the last update count, and the last row of the last result set as
- * (token, wait in ms).
+ * The outcome of an operation: the last update count, and the last row of the last result
+ * set as (token, wait in ms).
  *
  * @param updateCount the last update count
  * @param token the fencing token if granted

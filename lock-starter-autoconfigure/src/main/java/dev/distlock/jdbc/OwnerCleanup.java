@@ -11,14 +11,17 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
- * Cleans up in the background after calls whose outcome the database never told: an acquisition that failed without
- * an answer (its statement may still arrive, when the network heals, and grant the lock to nobody: a late grant) and
- * a release that got none. Each is remembered by its lock and owner token and released with that token (the
- * owner-checked {@code abandon} statement, which never touches a later holder's rows) on one daemon thread, oldest
- * first. While the database does not answer, the thread retries the oldest with capped backoff instead of piling
- * calls onto a dead network, so the cleanups run as soon as it answers again. A cleanup is dropped after
- * {@link #HORIZON_MINUTES} minutes (a request held longer by the network is given up by TCP), and the oldest when more
- * than {@link #MAX_PENDING} wait; their rows then free themselves when their leases end.
+ * Cleans up in the background after calls whose outcome the database never told: an
+ * acquisition that failed without an answer (its statement may still arrive, when the
+ * network heals, and grant the lock to nobody: a late grant) and a release that got none.
+ * Each is remembered by its lock and owner token and released with that token (the
+ * owner-checked {@code abandon} statement, which never touches a later holder's rows) on
+ * one daemon thread, oldest first. While the database does not answer, the thread retries
+ * the oldest with capped backoff instead of piling calls onto a dead network, so the
+ * cleanups run as soon as it answers again. A cleanup is dropped after
+ * {@link #HORIZON_MINUTES} minutes (a request held longer by the network is given up by
+ * TCP), and the oldest when more than {@link #MAX_PENDING} wait; their rows then free
+ * themselves when their leases end.
  */
 final class OwnerCleanup implements AutoCloseable {
 
@@ -60,7 +63,8 @@ final class OwnerCleanup implements AutoCloseable {
 	}
 
 	/**
-	 * Remembers a lock the owner may hold without knowing it, to be released as soon as the database answers.
+	 * Remembers a lock the owner may hold without knowing it, to be released as soon as
+	 * the database answers.
 	 * @param target the lock
 	 * @param owner the owner token
 	 */
@@ -135,8 +139,8 @@ final class OwnerCleanup implements AutoCloseable {
 	private synchronized boolean sleep(long millis) {
 		try {
 			long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-			for (long left = millis; left > 0 && !this.closed; left = TimeUnit.NANOSECONDS
-				.toMillis(end - System.nanoTime())) {
+			for (long left = millis; left > 0
+					&& !this.closed; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
 				wait(left);
 			}
 			return !this.closed;

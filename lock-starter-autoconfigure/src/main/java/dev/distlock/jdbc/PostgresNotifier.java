@@ -18,21 +18,29 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * PostgreSQL release notifications for one provider: one connection of its own, outside any pool, that LISTENs on
- * the table's channel (every read on it bounded by the call timeout), and one daemon thread that waits for
- * notifications and wakes the subscribers of the lock each one names (the payload is the lock's kind and stored
- * key). Releases send {@code pg_notify} in the releasing statement, so a notification arrives only once the release
- * committed. While the connection is down, subscriptions report themselves inactive (waiters poll) and the thread
- * reconnects with backoff; after reconnecting it wakes every subscriber, since releases in between were missed.
+ * PostgreSQL release notifications for one provider: one connection of its own, outside
+ * any pool, that LISTENs on the table's channel (every read on it bounded by the call
+ * timeout), and one daemon thread that waits for notifications and wakes the subscribers
+ * of the lock each one names (the payload is the lock's kind and stored key). Releases
+ * send {@code pg_notify} in the releasing statement, so a notification arrives only once
+ * the release committed. While the connection is down, subscriptions report themselves
+ * inactive (waiters poll) and the thread reconnects with backoff; after reconnecting it
+ * wakes every subscriber, since releases in between were missed.
  */
 final class PostgresNotifier implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(PostgresNotifier.class);
 
-	/** How long a first subscriber waits for LISTEN to be in place before falling back to polling. */
+	/**
+	 * How long a first subscriber waits for LISTEN to be in place before falling back to
+	 * polling.
+	 */
 	private static final long START_TIMEOUT_MILLIS = 2000;
 
-	/** Longest silence before the connection is checked: a dead peer may otherwise go unnoticed. */
+	/**
+	 * Longest silence before the connection is checked: a dead peer may otherwise go
+	 * unnoticed.
+	 */
 	private static final int IDLE_CHECK_MILLIS = 10_000;
 
 	private final ConnectionSource connections;
@@ -81,12 +89,14 @@ final class PostgresNotifier implements AutoCloseable {
 	 * Adds a listener for a payload, starting the listening thread on first use.
 	 * @param payload the payload releases of the lock notify
 	 * @param listener what to wake
-	 * @param deadlineNanos the latest moment to return, however long the first LISTEN takes
+	 * @param deadlineNanos the latest moment to return, however long the first LISTEN
+	 * takes
 	 * @return the subscription, active while listening
 	 * @throws InterruptedException if interrupted while waiting for the first LISTEN
 	 */
 	ReleaseSubscription subscribe(String payload, Runnable listener, long deadlineNanos) throws InterruptedException {
-		// added inside compute: a set fetched first could be dropped by its last listener leaving before the add
+		// added inside compute: a set fetched first could be dropped by its last listener
+		// leaving before the add
 		this.subscribers.compute(payload, (k, set) -> {
 			Set<Runnable> listeners = (set != null) ? set : ConcurrentHashMap.newKeySet();
 			listeners.add(listener);
@@ -133,13 +143,15 @@ final class PostgresNotifier implements AutoCloseable {
 		while (!this.closed) {
 			try (Connection open = this.connections.open()) {
 				this.connection = open;
-				// a peer gone silent fails the LISTEN or the idle check by the call timeout, and the thread reconnects
+				// a peer gone silent fails the LISTEN or the idle check by the call
+				// timeout, and the thread reconnects
 				int own = open.getNetworkTimeout();
 				if (own == 0 || own > this.callTimeoutMillis) {
 					open.setNetworkTimeout(BoundedConnections.timeoutExecutor(), this.callTimeoutMillis);
 				}
 				try (Statement statement = open.createStatement()) {
-					// the channel is derived from the validated table name: letters, digits, '_' and '.'
+					// the channel is derived from the validated table name: letters,
+					// digits, '_' and '.'
 					statement.execute("LISTEN \"" + this.channel + "\"");
 				}
 				if (!open.getAutoCommit()) {

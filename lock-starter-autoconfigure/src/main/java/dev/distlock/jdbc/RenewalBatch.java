@@ -17,13 +17,16 @@ import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
- * Renews many leases at once: the dialect's {@code renew} statement (owner-checked, one row each) bound once per lock
- * into one JDBC batch on one connection, in one transaction. pgjdbc and MariaDB Connector/J pipeline a batch (all
- * statements written, then the replies read), so a batch costs one round trip (pgjdbc splits batches of more than
- * ~250 statements into a few); each statement's update count says whether its lock was renewed. A broken connection
- * is replaced, as for single renewals, since renewing is idempotent; the whole batch, retries included, ends by one
- * call deadline. Each lease stands or falls on its own answer: when the database refuses one statement (which rolls
- * the batch's transaction back), the leases are renewed one by one, so only the refused one fails.
+ * Renews many leases at once: the dialect's {@code renew} statement (owner-checked, one
+ * row each) bound once per lock into one JDBC batch on one connection, in one
+ * transaction. pgjdbc and MariaDB Connector/J pipeline a batch (all statements written,
+ * then the replies read), so a batch costs one round trip (pgjdbc splits batches of more
+ * than ~250 statements into a few); each statement's update count says whether its lock
+ * was renewed. A broken connection is replaced, as for single renewals, since renewing is
+ * idempotent; the whole batch, retries included, ends by one call deadline. Each lease
+ * stands or falls on its own answer: when the database refuses one statement (which rolls
+ * the batch's transaction back), the leases are renewed one by one, so only the refused
+ * one fails.
  */
 final class RenewalBatch {
 
@@ -40,7 +43,10 @@ final class RenewalBatch {
 
 	private final String tableName;
 
-	/** Whether the driver reports the update counts of a batch; if not, renewals go one by one. */
+	/**
+	 * Whether the driver reports the update counts of a batch; if not, renewals go one by
+	 * one.
+	 */
 	private volatile boolean batched = true;
 
 	RenewalBatch(BoundedConnections connections, LockStatements statements, SqlFailures failures, String tableName) {
@@ -55,13 +61,15 @@ final class RenewalBatch {
 	}
 
 	/**
-	 * Renews each lock's lease, if its owner still holds it: in one batch, else one by one (a driver that does not
-	 * report a batch's update counts, or a batch the database refused).
+	 * Renews each lock's lease, if its owner still holds it: in one batch, else one by
+	 * one (a driver that does not report a batch's update counts, or a batch the database
+	 * refused).
 	 * @param locks the locks
 	 * @param lease the new lease of each, from now (the database's now)
 	 * @param single renews one lock by a deadline
-	 * @return for each lock, in order, its outcome: a connection that broke or did not answer by the call deadline
-	 * fails every lease of the batch, whose outcomes are all unknown
+	 * @return for each lock, in order, its outcome: a connection that broke or did not
+	 * answer by the call deadline fails every lease of the batch, whose outcomes are all
+	 * unknown
 	 */
 	RenewalOutcome[] renew(List<JdbcHeldLock> locks, Duration lease, SingleRenewal single) {
 		long deadline = this.connections.deadline();
@@ -142,7 +150,8 @@ final class RenewalBatch {
 			boolean[] renewed = new boolean[locks.size()];
 			for (int i = 0; i < renewed.length; i++) {
 				if (counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
-					// a driver that sent the batch in bulk cannot tell rows apart: never guess a renewal
+					// a driver that sent the batch in bulk cannot tell rows apart: never
+					// guess a renewal
 					throw new InvalidDataAccessApiUsageException("The JDBC driver reports no update counts for "
 							+ "batches (SUCCESS_NO_INFO); distlock renews one lease per statement instead");
 				}

@@ -10,9 +10,10 @@ import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockType;
 
 /**
- * How locks are named in the table and on the notification channel: keys up to {@value #MAX_PLAIN_KEY} characters
- * as they are, longer ones as their first characters, {@code #} and their SHA-256 (255 characters, which every
- * dialect's key column holds); one letter per kind of lock; the table's channel, digested when longer than
+ * How locks are named in the table and on the notification channel: keys up to
+ * {@value #MAX_PLAIN_KEY} characters as they are, longer ones as their first characters,
+ * {@code #} and their SHA-256 (255 characters, which every dialect's key column holds);
+ * one letter per kind of lock; the table's channel, digested when longer than
  * PostgreSQL's 63-byte identifiers.
  */
 final class StoredKeys {
@@ -42,8 +43,9 @@ final class StoredKeys {
 	}
 
 	/**
-	 * Refuses a key that has no UTF-8 form: drivers (and {@link String#getBytes}) write {@code ?} for an unpaired
-	 * surrogate, so {@code "k\uD800"} would be stored, hashed and notified as {@code "k?"}, one lock with another.
+	 * Refuses a key that has no UTF-8 form: drivers (and {@link String#getBytes}) write
+	 * {@code ?} for an unpaired surrogate, so {@code "k\uD800"} would be stored, hashed
+	 * and notified as {@code "k?"}, one lock with another.
 	 */
 	private static void requireWellFormed(String key) {
 		for (int i = 0; i < key.length(); i++) {
@@ -60,7 +62,8 @@ final class StoredKeys {
 	}
 
 	/**
-	 * The kind column of a lock type: MUTEX, FAIR, READ/WRITE (one lock) and SEMAPHORE are separate locks.
+	 * The kind column of a lock type: MUTEX, FAIR, READ/WRITE (one lock) and SEMAPHORE
+	 * are separate locks.
 	 * @param type the type
 	 * @return the kind letter
 	 */
@@ -74,8 +77,8 @@ final class StoredKeys {
 	}
 
 	/**
-	 * The notification channel of a table: its name, or a digest of it when longer than PostgreSQL's 63-byte
-	 * identifiers (a schema-qualified name may be).
+	 * The notification channel of a table: its name, or a digest of it when longer than
+	 * PostgreSQL's 63-byte identifiers (a schema-qualified name may be).
 	 * @param tableName the validated table name
 	 * @return the channel
 	 */

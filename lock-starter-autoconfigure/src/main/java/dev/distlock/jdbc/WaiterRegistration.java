@@ -11,20 +11,23 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 
 /**
- * A PostgreSQL waiter's release subscription: its listener on the provider's LISTEN connection, and its registration
- * on the lock's head row ({@code waiters + 1}, {@code waiters_until} pushed to the end of its wait), without which
- * releases of that lock send no {@code pg_notify}. The registration ends with the grant that a registered attempt
- * receives (the granting statement leaves the registry, {@code :leave = 1}), else when the subscription is closed
- * ({@code leave-waiter}), else, for a waiter that crashed, when its wait (plus {@link #SLACK}) has passed. A waiter
- * that could not register, or does not listen yet, polls: its subscription reports itself inactive.
+ * A PostgreSQL waiter's release subscription: its listener on the provider's LISTEN
+ * connection, and its registration on the lock's head row ({@code waiters + 1},
+ * {@code waiters_until} pushed to the end of its wait), without which releases of that
+ * lock send no {@code pg_notify}. The registration ends with the grant that a registered
+ * attempt receives (the granting statement leaves the registry, {@code :leave = 1}), else
+ * when the subscription is closed ({@code leave-waiter}), else, for a waiter that
+ * crashed, when its wait (plus {@link #SLACK}) has passed. A waiter that could not
+ * register, or does not listen yet, polls: its subscription reports itself inactive.
  */
 final class WaiterRegistration implements ReleaseSubscription {
 
 	private static final Log logger = LogFactory.getLog(WaiterRegistration.class);
 
 	/**
-	 * How long a registration outlives the wait it was made for, so that a waiter leaving at its deadline never
-	 * takes away the count of one that registered after the first one's registration lapsed.
+	 * How long a registration outlives the wait it was made for, so that a waiter leaving
+	 * at its deadline never takes away the count of one that registered after the first
+	 * one's registration lapsed.
 	 */
 	static final Duration SLACK = Duration.ofSeconds(1);
 
@@ -57,8 +60,10 @@ final class WaiterRegistration implements ReleaseSubscription {
 	 * @param waitLeft how long the waiter waits at most
 	 * @param listening the listener's subscription
 	 * @param budget how long the registration may wait for the head row's lock
-	 * @param deadlineNanos when registering, and later leaving, must have returned (the acquisition's call deadline)
-	 * @return the subscription: active if registered and listening, else inactive (the waiter polls)
+	 * @param deadlineNanos when registering, and later leaving, must have returned (the
+	 * acquisition's call deadline)
+	 * @return the subscription: active if registered and listening, else inactive (the
+	 * waiter polls)
 	 */
 	static WaiterRegistration register(JdbcLockProvider provider, LockTarget target, Duration waitLeft,
 			ReleaseSubscription listening, LockWaitBudget budget, long deadlineNanos) {
@@ -95,7 +100,8 @@ final class WaiterRegistration implements ReleaseSubscription {
 	@Override
 	public void close() {
 		this.listening.close();
-		// past the call deadline the caller must not wait for this: the registration lapses with its wait
+		// past the call deadline the caller must not wait for this: the registration
+		// lapses with its wait
 		if (this.registered.compareAndSet(true, false) && this.deadlineNanos - System.nanoTime() > 0) {
 			try {
 				this.provider.run("leave-waiter", this.target.parameters(""), this.provider.minimumBudget(),

@@ -21,18 +21,19 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * This instance's candidacy for leading a group: while running, it tries to take the group's lock
- * ({@code leader:<group>}) through {@link LockTemplate}; holding it, it leads, renews the lease each time a third of it
- * has passed,
- * and publishes {@link LeadershipGrantedEvent}. Leadership is revoked, with {@link LeadershipRevokedEvent}, when
- * the candidate {@link #yieldLeadership() yields} or stops, and the moment the lease is lost: the backend refused a
- * renewal, the session ended, or the lease ran out by its own clock (counted from when the granting or renewing
- * request was sent, so before the backend frees the lock for another instance). A process paused past its lease
- * learns it was revoked when it resumes; until then only fencing ({@link LeaderTerm#fencingToken()}) protects
- * resources from it.
+ * This instance's candidacy for leading a group: while running, it tries to take the
+ * group's lock ({@code leader:<group>}) through {@link LockTemplate}; holding it, it
+ * leads, renews the lease each time a third of it has passed, and publishes
+ * {@link LeadershipGrantedEvent}. Leadership is revoked, with
+ * {@link LeadershipRevokedEvent}, when the candidate {@link #yieldLeadership() yields} or
+ * stops, and the moment the lease is lost: the backend refused a renewal, the session
+ * ended, or the lease ran out by its own clock (counted from when the granting or
+ * renewing request was sent, so before the backend frees the lock for another instance).
+ * A process paused past its lease learns it was revoked when it resumes; until then only
+ * fencing ({@link LeaderTerm#fencingToken()}) protects resources from it.
  * <p>
- * Thread-safe. One thread per candidate runs the election and the renewals; events are published in order from
- * another.
+ * Thread-safe. One thread per candidate runs the election and the renewals; events are
+ * published in order from another.
  *
  * @since 0.1.0
  */
@@ -68,11 +69,13 @@ public class LeaderCandidate implements SmartLifecycle {
 	 * Creates a candidate; it competes once {@link #start() started}.
 	 * @param locks the template to lock with
 	 * @param group the group's name: instances with the same name elect one leader
-	 * @param lease the lease held while leading: how long a dead or paused leader blocks the group
+	 * @param lease the lease held while leading: how long a dead or paused leader blocks
+	 * the group
 	 * @param provider the backend to lock on, or {@code null} for the default
 	 * @param id this candidate's id, shown in events and the {@code leader} endpoint
 	 * @param publisher where events go
-	 * @throws LockConfigurationException if the group is blank or the lease is shorter than 300 ms
+	 * @throws LockConfigurationException if the group is blank or the lease is shorter
+	 * than 300 ms
 	 */
 	public LeaderCandidate(LockTemplate locks, String group, Duration lease, @Nullable String provider, String id,
 			ApplicationEventPublisher publisher) {
@@ -122,7 +125,8 @@ public class LeaderCandidate implements SmartLifecycle {
 	}
 
 	/**
-	 * Whether this instance leads now: it holds a term that was not revoked and whose lease is valid by its own clock.
+	 * Whether this instance leads now: it holds a term that was not revoked and whose
+	 * lease is valid by its own clock.
 	 * @return {@code true} if leading
 	 */
 	public boolean isLeader() {
@@ -140,8 +144,9 @@ public class LeaderCandidate implements SmartLifecycle {
 	}
 
 	/**
-	 * Gives up leadership if held and re-runs the election after a pause (the lease's third, at most one second),
-	 * so that another candidate, woken by the release, takes over first. No-op when not leading.
+	 * Gives up leadership if held and re-runs the election after a pause (the lease's
+	 * third, at most one second), so that another candidate, woken by the release, takes
+	 * over first. No-op when not leading.
 	 * @return {@code true} if leadership was given up
 	 */
 	public boolean yieldLeadership() {
@@ -159,8 +164,8 @@ public class LeaderCandidate implements SmartLifecycle {
 			return;
 		}
 		this.running = true;
-		this.events = Executors.newSingleThreadExecutor(
-				new CustomizableThreadFactory("distlock-leader-events-" + getGroup() + "-"));
+		this.events = Executors
+			.newSingleThreadExecutor(new CustomizableThreadFactory("distlock-leader-events-" + getGroup() + "-"));
 		Thread thread = this.threads.newThread(this::elect);
 		this.elector = thread;
 		thread.start();
@@ -230,11 +235,13 @@ public class LeaderCandidate implements SmartLifecycle {
 		LeaderTerm current = new LeaderTerm(getGroup(), this.id, lease, Instant.now());
 		this.term = current;
 		publish(new LeadershipGrantedEvent(this, current));
-		// the lease's clock fires this the moment the lease is lost or runs out, whatever this thread is doing
+		// the lease's clock fires this the moment the lease is lost or runs out, whatever
+		// this thread is doing
 		lease.onLost(() -> revoke(current, "its lease was lost"));
 		long keep = this.lease.toNanos() * 2 / 3;
 		try {
-			// renew once a third of the lease has passed by the lease's clock (a grant may come late in its lease)
+			// renew once a third of the lease has passed by the lease's clock (a grant
+			// may come late in its lease)
 			while (this.running && !current.awaitEnd(current.nanosUntilOnly(keep))) {
 				try {
 					lease.extend(this.lease);

@@ -12,9 +12,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code leader} actuator endpoint: this instance's candidacy (group, id, whether it leads, the term's token,
- * since when and until when). Read-only by default; with {@code management.endpoint.leader.access=unrestricted} a
- * POST makes this instance yield leadership and re-run the election.
+ * The {@code leader} actuator endpoint: this instance's candidacy (group, id, whether it
+ * leads, the term's token, since when and until when). Read-only by default; with
+ * {@code management.endpoint.leader.access=unrestricted} a POST makes this instance yield
+ * leadership and re-run the election.
  *
  * @since 0.1.0
  */
@@ -44,7 +45,8 @@ public class LeaderEndpoint {
 	}
 
 	/**
-	 * Yields leadership if this instance leads; the election runs again after a short pause.
+	 * Yields leadership if this instance leads; the election runs again after a short
+	 * pause.
 	 * @return the report after yielding
 	 */
 	@WriteOperation
@@ -55,11 +57,13 @@ public class LeaderEndpoint {
 
 	/**
 	 * What the endpoint shows.
+	 *
 	 * @param group the leadership group
 	 * @param candidateId this instance's candidate id
 	 * @param leader whether this instance leads now
 	 * @param lease the lease a leader holds
-	 * @param fencingToken the current term's fencing token, or {@code null} when not leading
+	 * @param fencingToken the current term's fencing token, or {@code null} when not
+	 * leading
 	 * @param since when this instance's term began, or {@code null}
 	 * @param expiresAt when the term's lease ends unless renewed, or {@code null}
 	 */

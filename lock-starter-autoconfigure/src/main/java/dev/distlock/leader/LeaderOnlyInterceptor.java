@@ -17,8 +17,8 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
- * Applies {@link LeaderOnly @LeaderOnly}: proceeds on the leader with the term's lease current in
- * {@link LockContext}, skips elsewhere.
+ * Applies {@link LeaderOnly @LeaderOnly}: proceeds on the leader with the term's lease
+ * current in {@link LockContext}, skips elsewhere.
  *
  * @since 0.1.0
  */
@@ -30,7 +30,8 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	/**
 	 * Creates an interceptor.
-	 * @param candidate this instance's candidate, looked up at each call ({@code null} if leader election is off)
+	 * @param candidate this instance's candidate, looked up at each call ({@code null} if
+	 * leader election is off)
 	 */
 	public LeaderOnlyInterceptor(Supplier<@Nullable LeaderCandidate> candidate) {
 		this.candidate = candidate;
@@ -46,8 +47,8 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 		LeaderTerm term = candidate.currentTerm().orElse(null);
 		if (term == null) {
 			if (logger.isDebugEnabled()) {
-				logger.debug("Not the leader of group '" + candidate.getGroup() + "': skipping "
-						+ invocation.getMethod());
+				logger.debug(
+						"Not the leader of group '" + candidate.getGroup() + "': skipping " + invocation.getMethod());
 			}
 			return null;
 		}
@@ -61,8 +62,9 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * An advisor applying this interceptor to {@code @LeaderOnly} methods (on the method, or on the interface or
-	 * superclass method it implements), refusing methods that return a primitive other than {@code void}.
+	 * An advisor applying this interceptor to {@code @LeaderOnly} methods (on the method,
+	 * or on the interface or superclass method it implements), refusing methods that
+	 * return a primitive other than {@code void}.
 	 * @param interceptor the interceptor
 	 * @param order the advisor's order
 	 * @return the advisor

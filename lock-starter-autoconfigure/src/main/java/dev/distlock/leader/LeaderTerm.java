@@ -10,10 +10,11 @@ import dev.distlock.core.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One term of leadership: from the grant of the group's lock to its revocation. The term's
- * {@link #fencingToken() fencing token} is greater than every earlier term's of the group, so resources written with
- * it (see {@code dev.distlock.fencing}) refuse a former leader that still believes it leads. A term is
- * {@link #isValid() valid} while it was not revoked and its lease is valid by the lease's own clock.
+ * One term of leadership: from the grant of the group's lock to its revocation. The
+ * term's {@link #fencingToken() fencing token} is greater than every earlier term's of
+ * the group, so resources written with it (see {@code dev.distlock.fencing}) refuse a
+ * former leader that still believes it leads. A term is {@link #isValid() valid} while it
+ * was not revoked and its lease is valid by the lease's own clock.
  *
  * @since 0.1.0
  */
@@ -65,8 +66,8 @@ public final class LeaderTerm {
 	}
 
 	/**
-	 * The lease on the group's lock that this term holds; {@code @LeaderOnly} methods see it as
-	 * {@link dev.distlock.core.LockContext#currentLease()}.
+	 * The lease on the group's lock that this term holds; {@code @LeaderOnly} methods see
+	 * it as {@link dev.distlock.core.LockContext#currentLease()}.
 	 * @return the lease
 	 */
 	public Lease lease() {
@@ -90,7 +91,8 @@ public final class LeaderTerm {
 	}
 
 	/**
-	 * Whether this candidate still leads in this term: not revoked, and the lease still valid by its own clock.
+	 * Whether this candidate still leads in this term: not revoked, and the lease still
+	 * valid by its own clock.
 	 * @return {@code true} while leading
 	 */
 	public boolean isValid() {
@@ -106,8 +108,9 @@ public final class LeaderTerm {
 	}
 
 	/**
-	 * When the term was revoked: when the candidate learned that it ended (for a lease that ran out, the lease's
-	 * {@link #expiresAt()} is earlier, and {@link #isValid()} turned false then).
+	 * When the term was revoked: when the candidate learned that it ended (for a lease
+	 * that ran out, the lease's {@link #expiresAt()} is earlier, and {@link #isValid()}
+	 * turned false then).
 	 * @return the revocation time, or {@code null} while the term lasts
 	 */
 	public @Nullable Instant revokedAt() {
@@ -125,7 +128,10 @@ public final class LeaderTerm {
 		return false;
 	}
 
-	/** Time until only {@code keepNanos} of the lease are left by its clock, never negative. */
+	/**
+	 * Time until only {@code keepNanos} of the lease are left by its clock, never
+	 * negative.
+	 */
 	long nanosUntilOnly(long keepNanos) {
 		return Math.max(0, Duration.between(Instant.now(), this.lease.expiresAt()).toNanos() - keepNanos);
 	}
@@ -138,8 +144,8 @@ public final class LeaderTerm {
 	@Override
 	public String toString() {
 		return "LeaderTerm[group=" + this.group + ", candidate=" + this.candidateId + ", token=" + fencingToken()
-				+ ", grantedAt=" + this.grantedAt + ((this.revocation.get() != null)
-						? ", revoked: " + this.revocation.get() : "") + "]";
+				+ ", grantedAt=" + this.grantedAt
+				+ ((this.revocation.get() != null) ? ", revoked: " + this.revocation.get() : "") + "]";
 	}
 
 }

@@ -3,8 +3,8 @@ package dev.distlock.leader;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Base of the leadership events a {@link LeaderCandidate} publishes, in order (a grant, then its revocation), from
- * one thread of the candidate's.
+ * Base of the leadership events a {@link LeaderCandidate} publishes, in order (a grant,
+ * then its revocation), from one thread of the candidate's.
  *
  * @since 0.1.0
  */

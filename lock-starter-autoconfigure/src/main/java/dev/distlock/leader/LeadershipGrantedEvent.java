@@ -1,8 +1,8 @@
 package dev.distlock.leader;
 
 /**
- * This instance leads the group: it holds the group's lock. Start leader-only work here; its fencing token is
- * {@code getTerm().fencingToken()}.
+ * This instance leads the group: it holds the group's lock. Start leader-only work here;
+ * its fencing token is {@code getTerm().fencingToken()}.
  *
  * @since 0.1.0
  */

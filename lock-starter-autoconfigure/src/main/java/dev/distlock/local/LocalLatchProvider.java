@@ -11,9 +11,10 @@ import dev.distlock.core.spi.ReleaseSubscription;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Countdown latches in this JVM's memory, named {@code local}: for tests and single-instance applications, like the
- * {@link LocalLockProvider}. Expiry is judged on this JVM's monotonic clock; an expired latch is dropped when it is
- * next touched and when another latch is set. Waiters are notified in-process when a latch reaches zero.
+ * Countdown latches in this JVM's memory, named {@code local}: for tests and
+ * single-instance applications, like the {@link LocalLockProvider}. Expiry is judged on
+ * this JVM's monotonic clock; an expired latch is dropped when it is next touched and
+ * when another latch is set. Waiters are notified in-process when a latch reaches zero.
  *
  * @since 0.2.0
  */
@@ -32,7 +33,8 @@ public final class LocalLatchProvider implements LatchProvider {
 	}
 
 	/**
-	 * Creates a provider that shares its latches with another, as two processes share a server (for tests).
+	 * Creates a provider that shares its latches with another, as two processes share a
+	 * server (for tests).
 	 * @param shareWith the provider whose store to share
 	 */
 	public LocalLatchProvider(LocalLatchProvider shareWith) {

@@ -12,14 +12,18 @@ import dev.distlock.core.spi.ReleaseSubscription;
 import dev.distlock.core.spi.TryOnceLockProvider;
 
 /**
- * The in-JVM backend, named {@code local}: the reference implementation of the provider contract and a real choice
- * for tests and single-instance applications. Every {@link LockType}; leases end at their expiry on this JVM's
- * monotonic clock (a fixed lease nobody released frees the lock then); fencing tokens come from one counter seeded from the wall clock, so they
- * strictly increase per key, across restarts too; release wakes waiters directly. FAIR waiters keep their queue place while they keep
- * trying; a place not refreshed for {@link #FAIR_WAITER_TIMEOUT} is dropped so a dead waiter cannot block the queue.
+ * The in-JVM backend, named {@code local}: the reference implementation of the provider
+ * contract and a real choice for tests and single-instance applications. Every
+ * {@link LockType}; leases end at their expiry on this JVM's monotonic clock (a fixed
+ * lease nobody released frees the lock then); fencing tokens come from one counter seeded
+ * from the wall clock, so they strictly increase per key, across restarts too; release
+ * wakes waiters directly. FAIR waiters keep their queue place while they keep trying; a
+ * place not refreshed for {@link #FAIR_WAITER_TIMEOUT} is dropped so a dead waiter cannot
+ * block the queue.
  * <p>
- * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks, as on the other backends. Instances made with
- * {@link #LocalLockProvider(LocalLockProvider)} share state, which stands for two processes sharing one backend.
+ * MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate locks, as on the other
+ * backends. Instances made with {@link #LocalLockProvider(LocalLockProvider)} share
+ * state, which stands for two processes sharing one backend.
  *
  * @since 0.1.0
  */
@@ -151,8 +155,8 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	}
 
 	/**
-	 * Breaks a lock behind its holders' backs, as an operator or a crash would: every holder of the attempt's lock
-	 * loses it. For tests of lost-lease handling.
+	 * Breaks a lock behind its holders' backs, as an operator or a crash would: every
+	 * holder of the attempt's lock loses it. For tests of lost-lease handling.
 	 * @param key the full key
 	 * @param type the lock type
 	 */
@@ -176,7 +180,8 @@ public final class LocalLockProvider implements TryOnceLockProvider<LocalLockPro
 	}
 
 	/**
-	 * Number of lock states kept in memory, unused ones (kept for reuse until a sweep) included.
+	 * Number of lock states kept in memory, unused ones (kept for reuse until a sweep)
+	 * included.
 	 * @return the number of lock states
 	 */
 	int retainedStates() {

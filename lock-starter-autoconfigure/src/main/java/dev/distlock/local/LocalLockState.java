@@ -109,8 +109,9 @@ final class LocalLockState {
 	}
 
 	/**
-	 * @return 0 if the attempt may take the lock now, else the nano time at which the blocking lease ends, or
-	 * -1 when that is unknown (a FAIR waiter queued ahead)
+	 * When the attempt may take the lock.
+	 * @return 0 if the attempt may take the lock now, else the nano time at which the
+	 * blocking lease ends, or -1 when that is unknown (a FAIR waiter queued ahead)
 	 */
 	long blockedUntil(LockAttempt attempt, long now) {
 		if (attempt.type() == LockType.SEMAPHORE) {

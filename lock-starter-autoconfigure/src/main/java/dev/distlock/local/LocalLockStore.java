@@ -9,11 +9,13 @@ import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The in-JVM backend's lock states, one map per lock family (READ and WRITE of a key are one lock), and its fencing
- * counter. The counter starts at the wall clock in microseconds and counts one per grant: as long as the application
- * hands out fewer than a million tokens a second on average, it stays below the clock, so the next start begins above
- * every token this one handed out and fenced writes (README's {@code WHERE token < ?}) keep working across restarts
- * (unless the clock steps back). Microseconds keep tokens below 2^53, exact in JSON and JavaScript.
+ * The in-JVM backend's lock states, one map per lock family (READ and WRITE of a key are
+ * one lock), and its fencing counter. The counter starts at the wall clock in
+ * microseconds and counts one per grant: as long as the application hands out fewer than
+ * a million tokens a second on average, it stays below the clock, so the next start
+ * begins above every token this one handed out and fenced writes (README's
+ * {@code WHERE token < ?}) keep working across restarts (unless the clock steps back).
+ * Microseconds keep tokens below 2^53, exact in JSON and JavaScript.
  */
 final class LocalLockStore {
 
@@ -64,9 +66,10 @@ final class LocalLockStore {
 	}
 
 	/**
-	 * A state that may have become unused stays for the key's next lock (a hot key allocates nothing per call);
-	 * unused states are swept in bulk once a map has grown past twice what it kept at its last sweep (and at
-	 * least {@value #SWEEP_SLACK}), so memory stays bounded at O(1) cost per call on average.
+	 * A state that may have become unused stays for the key's next lock (a hot key
+	 * allocates nothing per call); unused states are swept in bulk once a map has grown
+	 * past twice what it kept at its last sweep (and at least {@value #SWEEP_SLACK}), so
+	 * memory stays bounded at O(1) cost per call on average.
 	 */
 	void dropIfUnused(String key, LockType type, LocalLockState state) {
 		int family = familyIndex(type);
@@ -118,4 +121,5 @@ final class LocalLockStore {
 		}
 		return retained;
 	}
+
 }

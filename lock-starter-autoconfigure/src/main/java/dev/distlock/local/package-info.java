@@ -1,6 +1,7 @@
 /**
- * The in-JVM reference backend ({@code local}): every lock type, fencing and lease expiry in memory. For tests and
- * single-instance applications; it coordinates the threads of one JVM only.
+ * The in-JVM reference backend ({@code local}): every lock type, fencing and lease expiry
+ * in memory. For tests and single-instance applications; it coordinates the threads of
+ * one JVM only.
  */
 @NullMarked
 package dev.distlock.local;

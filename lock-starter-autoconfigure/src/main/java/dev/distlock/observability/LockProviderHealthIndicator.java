@@ -9,9 +9,11 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health of one lock backend: UP when a {@link LockProvider#checkHealth(dev.distlock.core.spi.LockAttempt) health
- * round trip} succeeds, DOWN with the error when it fails. Works for every backend through the SPI; how quickly a
- * stopped server is noticed depends on the client's connect and command timeouts.
+ * Health of one lock backend: UP when a
+ * {@link LockProvider#checkHealth(dev.distlock.core.spi.LockAttempt) health round trip}
+ * succeeds, DOWN with the error when it fails. Works for every backend through the SPI;
+ * how quickly a stopped server is noticed depends on the client's connect and command
+ * timeouts.
  *
  * @since 0.1.0
  */

@@ -10,9 +10,10 @@ import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.LockProvider;
 
 /**
- * Runs {@link LockProvider#checkHealth(LockAttempt)} with a probe on a key reserved for health checks (under the
- * configured key prefix, so backend ACLs on the prefix apply), a short lease so a probe whose release failed frees
- * itself soon, and an owner token of its own.
+ * Runs {@link LockProvider#checkHealth(LockAttempt)} with a probe on a key reserved for
+ * health checks (under the configured key prefix, so backend ACLs on the prefix apply), a
+ * short lease so a probe whose release failed frees itself soon, and an owner token of
+ * its own.
  */
 final class LockProviderProbe {
 

@@ -19,9 +19,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code locks} actuator endpoint: the leases this instance holds now and the status of each backend. Its
- * default access is read-only; the delete operation, which releases a stuck lease of this instance by its owner
- * token, is available only with {@code management.endpoint.locks.access=unrestricted}.
+ * The {@code locks} actuator endpoint: the leases this instance holds now and the status
+ * of each backend. Its default access is read-only; the delete operation, which releases
+ * a stuck lease of this instance by its owner token, is available only with
+ * {@code management.endpoint.locks.access=unrestricted}.
  *
  * @since 0.1.0
  */
@@ -42,9 +43,10 @@ public class LocksEndpoint {
 	}
 
 	/**
-	 * The leases held now and every backend's status: one {@link LockProvider#checkHealth health check} each, a
-	 * ping-class request that writes no lock on the built-in backends (a read must not cost a lock write, a fencing
-	 * counter or a ZooKeeper node per call).
+	 * The leases held now and every backend's status: one {@link LockProvider#checkHealth
+	 * health check} each, a ping-class request that writes no lock on the built-in
+	 * backends (a read must not cost a lock write, a fencing counter or a ZooKeeper node
+	 * per call).
 	 * @return the report
 	 */
 	@ReadOperation
@@ -57,8 +59,9 @@ public class LocksEndpoint {
 	}
 
 	/**
-	 * Releases a lease of this instance, whoever holds it, as {@link LockTemplate#forceRelease(String)} does. The
-	 * holder's work goes on and sees its lease as lost.
+	 * Releases a lease of this instance, whoever holds it, as
+	 * {@link LockTemplate#forceRelease(String)} does. The holder's work goes on and sees
+	 * its lease as lost.
 	 * @param owner the lease's owner token, as the read operation shows it
 	 * @return whether a lease was found and released
 	 */
@@ -80,6 +83,7 @@ public class LocksEndpoint {
 
 	/**
 	 * What the read operation returns.
+	 *
 	 * @param leases the leases this instance holds now
 	 * @param providers each backend's status, by name
 	 */
@@ -89,6 +93,7 @@ public class LocksEndpoint {
 
 	/**
 	 * One backend's status.
+	 *
 	 * @param defaultProvider whether locks that name no provider use it
 	 * @param types the lock types it supports
 	 * @param status {@code UP} or {@code DOWN}, from one health round trip
@@ -100,6 +105,7 @@ public class LocksEndpoint {
 
 	/**
 	 * What the delete operation returns.
+	 *
 	 * @param owner the owner token asked for
 	 * @param released whether a lease of that owner was found and released
 	 */

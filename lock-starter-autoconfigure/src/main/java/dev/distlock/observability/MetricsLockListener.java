@@ -19,32 +19,45 @@ import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records what {@link dev.distlock.core.LockTemplate} does as Micrometer meters, for every backend alike:
- * {@value #ACQUIRE} (time to acquire, by outcome), {@value #HOLD} (time held), {@value #ACTIVE} (leases held now),
- * {@value #LOST} and {@value #RENEWALS}. Every meter is tagged with {@code provider}, {@code type} and {@code name}
- * (the request's {@link LockRequest#name() logical name}, {@value #NO_NAME} when it has none), never with the key,
- * whose values are unbounded.
+ * Records what {@link dev.distlock.core.LockTemplate} does as Micrometer meters, for
+ * every backend alike: {@value #ACQUIRE} (time to acquire, by outcome), {@value #HOLD}
+ * (time held), {@value #ACTIVE} (leases held now), {@value #LOST} and {@value #RENEWALS}.
+ * Every meter is tagged with {@code provider}, {@code type} and {@code name} (the
+ * request's {@link LockRequest#name() logical name}, {@value #NO_NAME} when it has none),
+ * never with the key, whose values are unbounded.
  * <p>
- * There is no separate wait meter: the time from request to grant is {@value #ACQUIRE} with
- * {@code outcome=acquired}; it includes local queueing behind threads of this JVM and waiting for other holders.
+ * There is no separate wait meter: the time from request to grant is {@value #ACQUIRE}
+ * with {@code outcome=acquired}; it includes local queueing behind threads of this JVM
+ * and waiting for other holders.
  *
  * @since 0.1.0
  */
 public final class MetricsLockListener implements LockListener {
 
-	/** Timer: time from request to grant or give-up. Tags: provider, type, name, outcome. */
+	/**
+	 * Timer: time from request to grant or give-up. Tags: provider, type, name, outcome.
+	 */
 	public static final String ACQUIRE = "distlock.acquire";
 
-	/** Timer: time from grant to release of the outermost hold. Tags: provider, type, name. */
+	/**
+	 * Timer: time from grant to release of the outermost hold. Tags: provider, type,
+	 * name.
+	 */
 	public static final String HOLD = "distlock.hold";
 
-	/** Gauge: leases this instance holds now, lost ones included until released. Tags: provider, type, name. */
+	/**
+	 * Gauge: leases this instance holds now, lost ones included until released. Tags:
+	 * provider, type, name.
+	 */
 	public static final String ACTIVE = "distlock.leases.active";
 
 	/** Counter: leases lost while held. Tags: provider, type, name. */
 	public static final String LOST = "distlock.leases.lost";
 
-	/** Counter: lease renewals by the watchdog and explicit extensions. Tags: provider, type, name. */
+	/**
+	 * Counter: lease renewals by the watchdog and explicit extensions. Tags: provider,
+	 * type, name.
+	 */
 	public static final String RENEWALS = "distlock.renewals";
 
 	/** Tag value of {@code name} for requests without a logical name. */
@@ -63,7 +76,8 @@ public final class MetricsLockListener implements LockListener {
 	private final Map<Tags, AtomicInteger> active = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates a listener that registers its meters in the given registry as they are first needed.
+	 * Creates a listener that registers its meters in the given registry as they are
+	 * first needed.
 	 * @param registry the meter registry
 	 */
 	public MetricsLockListener(MeterRegistry registry) {

@@ -13,19 +13,24 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reports acquisitions and holds through the Micrometer Observation API, so a trace shows the wait for a lock as its
- * own span ({@value #ACQUIRE_SPAN}) and the time it was held as another ({@value #HOLD_SPAN}).
+ * Reports acquisitions and holds through the Micrometer Observation API, so a trace shows
+ * the wait for a lock as its own span ({@value #ACQUIRE_SPAN}) and the time it was held
+ * as another ({@value #HOLD_SPAN}).
  * <p>
- * The acquire observation is opened in scope on the acquiring thread, so spans of the backend's client (a Redis
- * command, a SQL statement) nest under it. The hold observation is started in the caller's context but not put in
- * scope, because a lease may be released from another thread; it is a sibling of the guarded work's spans, covering
- * the same time. A lost lease adds an event and ends the hold with {@code distlock.outcome=lost}.
+ * The acquire observation is opened in scope on the acquiring thread, so spans of the
+ * backend's client (a Redis command, a SQL statement) nest under it. The hold observation
+ * is started in the caller's context but not put in scope, because a lease may be
+ * released from another thread; it is a sibling of the guarded work's spans, covering the
+ * same time. A lost lease adds an event and ends the hold with
+ * {@code distlock.outcome=lost}.
  * <p>
- * The observation names ({@value #ACQUIRE_OBSERVATION}, {@value #HOLD_OBSERVATION}) differ from the meter names of
- * {@link MetricsLockListener}: Spring Boot also turns every observation into a timer of the observation's name with
- * other tags, and two meters of one name with different tag keys would clash in registries such as Prometheus.
- * Low-cardinality keys: {@code distlock.provider}, {@code distlock.type}, {@code distlock.name},
- * {@code distlock.outcome}; high-cardinality: {@code distlock.key}, {@code distlock.fencing-token}.
+ * The observation names ({@value #ACQUIRE_OBSERVATION}, {@value #HOLD_OBSERVATION})
+ * differ from the meter names of {@link MetricsLockListener}: Spring Boot also turns
+ * every observation into a timer of the observation's name with other tags, and two
+ * meters of one name with different tag keys would clash in registries such as
+ * Prometheus. Low-cardinality keys: {@code distlock.provider}, {@code distlock.type},
+ * {@code distlock.name}, {@code distlock.outcome}; high-cardinality:
+ * {@code distlock.key}, {@code distlock.fencing-token}.
  *
  * @since 0.1.0
  */
@@ -73,7 +78,8 @@ public final class ObservationLockListener implements LockListener {
 	public void acquiring(LockRequest request, String provider) {
 		Pending leftover = this.pending.get();
 		if (leftover != null) {
-			// an acquisition that ended without acquired/acquireFailed (an Error): end it rather than leak its scope
+			// an acquisition that ended without acquired/acquireFailed (an Error): end it
+			// rather than leak its scope
 			this.pending.remove();
 			leftover.observation.lowCardinalityKeyValue(OUTCOME, "failed");
 			leftover.end();
@@ -98,7 +104,8 @@ public final class ObservationLockListener implements LockListener {
 		if (this.registry.isNoop()) {
 			return;
 		}
-		// started after the acquire scope closed, so its parent is the caller's observation, not the acquisition
+		// started after the acquire scope closed, so its parent is the caller's
+		// observation, not the acquisition
 		Observation hold = start(HOLD_OBSERVATION, HOLD_SPAN, provider, lease.type(), lease.name())
 			.highCardinalityKeyValue(KEY, lease.key())
 			.highCardinalityKeyValue(TOKEN, Long.toString(lease.fencingToken()));

@@ -27,15 +27,17 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 
 /**
- * Runs scripts on Lettuce's own asynchronous API, on the connection factory's shared native connection (standalone,
- * Sentinel, Cluster, SSL, client name: whatever {@code spring.data.redis.*} configured), outside Spring Data Redis'
- * per-call connection wrapper: {@code EVALSHA}, and {@code EVAL} when the server answers {@code NOSCRIPT} (after a
- * restart or {@code SCRIPT FLUSH}), which also loads the script again. Each reply is awaited until the caller's
- * deadline or the factory's command timeout, whichever comes first; failures are translated as Spring Data Redis
- * translates them.
+ * Runs scripts on Lettuce's own asynchronous API, on the connection factory's shared
+ * native connection (standalone, Sentinel, Cluster, SSL, client name: whatever
+ * {@code spring.data.redis.*} configured), outside Spring Data Redis' per-call connection
+ * wrapper: {@code EVALSHA}, and {@code EVAL} when the server answers {@code NOSCRIPT}
+ * (after a restart or {@code SCRIPT FLUSH}), which also loads the script again. Each
+ * reply is awaited until the caller's deadline or the factory's command timeout,
+ * whichever comes first; failures are translated as Spring Data Redis translates them.
  * <p>
- * The factory's connection is held for the runner's life: with {@code shareNativeConnection} (Boot's default) that is
- * the connection the application's {@code RedisTemplate} shares; without it, a dedicated one.
+ * The factory's connection is held for the runner's life: with
+ * {@code shareNativeConnection} (Boot's default) that is the connection the application's
+ * {@code RedisTemplate} shares; without it, a dedicated one.
  */
 final class LettuceScriptRunner implements ScriptRunner {
 
@@ -58,7 +60,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * A runner on the factory's native connection, or {@code null} when the factory is not Lettuce's.
+	 * A runner on the factory's native connection, or {@code null} when the factory is
+	 * not Lettuce's.
 	 * @param connectionFactory the application's connection factory
 	 * @return the runner, or {@code null}
 	 */
@@ -78,7 +81,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Release notices over sharded pub/sub when the factory connects to a Redis 7+ Cluster, else {@code null}.
+	 * Release notices over sharded pub/sub when the factory connects to a Redis 7+
+	 * Cluster, else {@code null}.
 	 * @param connectionFactory the application's connection factory
 	 * @param runner a runner on it
 	 * @param timeout how long a subscription may take
@@ -145,7 +149,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public Reply[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args, long deadlineNanos) {
-		// Lettuce writes the commands back to back on one connection: one round trip for a node's whole batch
+		// Lettuce writes the commands back to back on one connection: one round trip for
+		// a node's whole batch
 		@SuppressWarnings("unchecked")
 		CompletableFuture<Long>[] replies = new CompletableFuture[keys.size()];
 		for (int i = 0; i < replies.length; i++) {
@@ -200,8 +205,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Waits for a reply at most {@code nanos}; a reply that does not come in time is cancelled, which Lettuce turns
-	 * into skipping its answer when it arrives (the command may still run on the server: its outcome is unknown).
+	 * Waits for a reply at most {@code nanos}; a reply that does not come in time is
+	 * cancelled, which Lettuce turns into skipping its answer when it arrives (the
+	 * command may still run on the server: its outcome is unknown).
 	 */
 	private static <T> @Nullable T awaitFor(CompletableFuture<T> reply, long nanos) {
 		try {

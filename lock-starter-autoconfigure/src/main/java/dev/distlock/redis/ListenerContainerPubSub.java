@@ -16,19 +16,26 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Classic pub/sub for {@link ReleaseChannels}: one {@link RedisMessageListenerContainer} (one connection, whatever the
- * driver) with one listener for every channel. The connection opens with the first channel and then stays open: the
- * container closes it when its last channel goes, and reopening it would cost a connect on every contended
+ * Classic pub/sub for {@link ReleaseChannels}: one {@link RedisMessageListenerContainer}
+ * (one connection, whatever the driver) with one listener for every channel. The
+ * connection opens with the first channel and then stays open: the container closes it
+ * when its last channel goes, and reopening it would cost a connect on every contended
  * acquisition, so a channel nobody publishes on ({@link #ANCHOR}) keeps it.
  */
 final class ListenerContainerPubSub implements ReleaseChannels.PubSub, MessageListener {
 
-	/** A channel nobody publishes on; listening to it keeps the shared connection open between waits. */
+	/**
+	 * A channel nobody publishes on; listening to it keeps the shared connection open
+	 * between waits.
+	 */
 	static final String ANCHOR = "distlock:redis:subscriber";
 
 	private final RedisMessageListenerContainer container;
 
-	/** The container's own executor: recovery after a failed subscription, the listening loop of blocking drivers. */
+	/**
+	 * The container's own executor: recovery after a failed subscription, the listening
+	 * loop of blocking drivers.
+	 */
 	private final ScheduledThreadPoolExecutor listening;
 
 	private final Consumer<String> wake;
@@ -43,7 +50,8 @@ final class ListenerContainerPubSub implements ReleaseChannels.PubSub, MessageLi
 		this.listening = new ScheduledThreadPoolExecutor(1, threads);
 		this.container = new RedisMessageListenerContainer();
 		this.container.setConnectionFactory(connectionFactory);
-		// listeners only signal waiting threads: run them on the driver's thread rather than a thread per message
+		// listeners only signal waiting threads: run them on the driver's thread rather
+		// than a thread per message
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		this.container.setSubscriptionExecutor(this.listening);
 		this.container.setMaxSubscriptionRegistrationWaitingTime(registrationTimeout.toMillis());
@@ -67,7 +75,8 @@ final class ListenerContainerPubSub implements ReleaseChannels.PubSub, MessageLi
 			this.container.addMessageListener(this, topic);
 		}
 		catch (RuntimeException ex) {
-			// the container keeps a listener it failed to subscribe; drop it so a later attempt starts clean
+			// the container keeps a listener it failed to subscribe; drop it so a later
+			// attempt starts clean
 			this.container.removeMessageListener(this, topic);
 			throw ex;
 		}

@@ -6,8 +6,9 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * One Lua script of the Redis backend: its text, its SHA-1 digest (for {@code EVALSHA}) and the same script as Spring
- * Data Redis' {@link RedisScript} for the {@code RedisTemplate} path. Every script returns an integer.
+ * One Lua script of the Redis backend: its text, its SHA-1 digest (for {@code EVALSHA})
+ * and the same script as Spring Data Redis' {@link RedisScript} for the
+ * {@code RedisTemplate} path. Every script returns an integer.
  *
  * @param name the resource it was read from, for messages
  * @param body the script text, prelude included

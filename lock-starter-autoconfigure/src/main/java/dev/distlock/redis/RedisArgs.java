@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * How values reach the scripts: as bytes, durations in whole milliseconds between 1 and a century (longer ones would
- * overflow Redis' expiry arithmetic), rounded up so that a key never expires before the lease the core counts, numbers
- * as ASCII digits.
+ * How values reach the scripts: as bytes, durations in whole milliseconds between 1 and a
+ * century (longer ones would overflow Redis' expiry arithmetic), rounded up so that a key
+ * never expires before the lease the core counts, numbers as ASCII digits.
  */
 final class RedisArgs {
 
@@ -33,7 +33,8 @@ final class RedisArgs {
 		try {
 			millis = duration.toMillis();
 			if (duration.getNano() % 1_000_000 != 0 && !duration.isNegative()) {
-				// a fraction of a millisecond rounds up: the server must not free the key before the lease ends
+				// a fraction of a millisecond rounds up: the server must not free the key
+				// before the lease ends
 				millis++;
 			}
 		}
@@ -45,6 +46,7 @@ final class RedisArgs {
 
 	/**
 	 * A duration in milliseconds with its digits, formatted once.
+	 *
 	 * @param value the milliseconds
 	 * @param digits their digits
 	 */

@@ -7,6 +7,7 @@ import static dev.distlock.redis.RedisArgs.bytes;
 
 /**
  * A lock granted by Redis.
+ *
  * @param attempt the attempt it was granted to
  * @param keys its Redis keys
  * @param fencingToken its fencing token

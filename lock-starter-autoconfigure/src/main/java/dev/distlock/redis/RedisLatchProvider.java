@@ -16,11 +16,13 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Countdown latches on Redis through Spring Data Redis, named {@code redis}. A latch is one string key,
- * {@code {<name>}:latch}, holding the count, set with {@code SET NX PX} so it always has an expiry; a count-down is one
- * script that decrements it (keeping the expiry) and at zero deletes it and publishes on {@code {<name>}:latch:zero},
- * which wakes the waiters through the same subscription connection the Redis lock provider uses for its release
- * notifications. Every operation is one round trip; the key is cluster-safe (one hash tag).
+ * Countdown latches on Redis through Spring Data Redis, named {@code redis}. A latch is
+ * one string key, {@code {<name>}:latch}, holding the count, set with {@code SET NX PX}
+ * so it always has an expiry; a count-down is one script that decrements it (keeping the
+ * expiry) and at zero deletes it and publishes on {@code {<name>}:latch:zero}, which
+ * wakes the waiters through the same subscription connection the Redis lock provider uses
+ * for its release notifications. Every operation is one round trip; the key is
+ * cluster-safe (one hash tag).
  *
  * @since 0.2.0
  */
@@ -91,7 +93,8 @@ public final class RedisLatchProvider implements LatchProvider {
 	private static RedisScript<Long> script(String name) {
 		try (InputStream in = RedisLatchProvider.class.getResourceAsStream(name)) {
 			if (in == null) {
-				throw new IllegalStateException("Lua script " + name + " is missing beside " + RedisLatchProvider.class);
+				throw new IllegalStateException(
+						"Lua script " + name + " is missing beside " + RedisLatchProvider.class);
 			}
 			return new DefaultRedisScript<>(new String(in.readAllBytes(), StandardCharsets.UTF_8), Long.class);
 		}

@@ -15,8 +15,9 @@ import static dev.distlock.redis.RedisArgs.digits;
 import static dev.distlock.redis.RedisArgs.keys;
 
 /**
- * Which script each operation of the Redis backend runs, with which keys and arguments: one call, one script, one
- * round trip. {@link RedisLockProvider} keeps the settings and the SPI; this class only lays out the calls.
+ * Which script each operation of the Redis backend runs, with which keys and arguments:
+ * one call, one script, one round trip. {@link RedisLockProvider} keeps the settings and
+ * the SPI; this class only lays out the calls.
  */
 final class RedisLockCalls {
 
@@ -27,10 +28,11 @@ final class RedisLockCalls {
 	}
 
 	/**
-	 * Runs the acquire script of the attempt's type, by the attempt's deadline. The lease is counted from the request
-	 * that was answered: the attempt is marked sent once the connection exists, and again before an {@code EVAL}
-	 * that follows {@code NOSCRIPT}.
-	 * @return the fencing token (&gt; 0), or minus the holder's remaining lease in ms, or 0 when busy without a hint
+	 * Runs the acquire script of the attempt's type, by the attempt's deadline. The lease
+	 * is counted from the request that was answered: the attempt is marked sent once the
+	 * connection exists, and again before an {@code EVAL} that follows {@code NOSCRIPT}.
+	 * @return the fencing token (&gt; 0), or minus the holder's remaining lease in ms, or
+	 * 0 when busy without a hint
 	 */
 	long acquire(LockAttempt attempt, RedisLockKeys keys, byte[] owner, byte[] lease, byte[] retention,
 			byte[] waiterTimeout, boolean writerPreference) {
@@ -41,16 +43,16 @@ final class RedisLockCalls {
 		return switch (attempt.type()) {
 			case MUTEX -> runner.run(scripts.acquireMutex, keys(keys.holderKey(), fence),
 					new byte[][] { owner, lease, retention }, deadline, attempt::markSent);
-			case FAIR -> runner.run(scripts.acquireFair,
-					keys(keys.holderKey(), keys.queueKey(), keys.waitersKey(), fence),
-					new byte[][] { owner, lease, retention, waiterTimeout }, deadline, attempt::markSent);
-			case READ -> runner.run(scripts.acquireRead,
-					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence),
-					new byte[][] { owner, lease, retention }, deadline, attempt::markSent);
-			case WRITE -> runner.run(scripts.acquireWrite,
-					keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence),
-					new byte[][] { owner, lease, retention, writerPreference ? waiterTimeout : digits(0) }, deadline,
-					attempt::markSent);
+			case FAIR ->
+				runner.run(scripts.acquireFair, keys(keys.holderKey(), keys.queueKey(), keys.waitersKey(), fence),
+						new byte[][] { owner, lease, retention, waiterTimeout }, deadline, attempt::markSent);
+			case READ ->
+				runner.run(scripts.acquireRead, keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence),
+						new byte[][] { owner, lease, retention }, deadline, attempt::markSent);
+			case WRITE ->
+				runner.run(scripts.acquireWrite, keys(keys.holderKey(), keys.membersKey(), keys.waitersKey(), fence),
+						new byte[][] { owner, lease, retention, writerPreference ? waiterTimeout : digits(0) },
+						deadline, attempt::markSent);
 			case SEMAPHORE -> runner.run(scripts.acquireSemaphore, keys(keys.membersKey(), fence),
 					new byte[][] { owner, lease, retention, digits(attempt.permits()) }, deadline, attempt::markSent);
 		};
@@ -62,9 +64,10 @@ final class RedisLockCalls {
 	}
 
 	/**
-	 * Renews many leases, one batch per script (holders, members): the scripts written back to back on one
-	 * connection, one round trip per Redis node (pipelined through {@code RedisTemplate} for other drivers). Each
-	 * lease stands on its own reply: one that failed (its node down, an error) fails that lease only.
+	 * Renews many leases, one batch per script (holders, members): the scripts written
+	 * back to back on one connection, one round trip per Redis node (pipelined through
+	 * {@code RedisTemplate} for other drivers). Each lease stands on its own reply: one
+	 * that failed (its node down, an error) fails that lease only.
 	 */
 	RenewalOutcome[] renewAll(List<RedisHeldLock> locks, byte[] leaseMillis, long deadline) {
 		RenewalOutcome[] renewed = new RenewalOutcome[locks.size()];
@@ -103,9 +106,11 @@ final class RedisLockCalls {
 	}
 
 	/**
-	 * Sends the owner-checked release and runs {@code sent} once it is written to the connection (also when sending
-	 * failed). Then waits for the reply, unless {@code async} and the connection sends asynchronously: a failure is
-	 * then retried once with the script's text (a server that lost its scripts) and reported to {@code onFailure}.
+	 * Sends the owner-checked release and runs {@code sent} once it is written to the
+	 * connection (also when sending failed). Then waits for the reply, unless
+	 * {@code async} and the connection sends asynchronously: a failure is then retried
+	 * once with the script's text (a server that lost its scripts) and reported to
+	 * {@code onFailure}.
 	 */
 	void release(RedisHeldLock held, Runnable sent, boolean async, long deadline, Consumer<Throwable> onFailure) {
 		CompletableFuture<Long> reply;
@@ -128,7 +133,8 @@ final class RedisLockCalls {
 		if (async && runner.sendsAsynchronously()) {
 			reply.whenComplete((result, failure) -> {
 				if (failure != null) {
-					// a server without the script: send its text (ordered after whatever followed meanwhile)
+					// a server without the script: send its text (ordered after whatever
+					// followed meanwhile)
 					runner.send(script, scriptKeys, args, deadline, (again) -> {
 						if (again != null) {
 							onFailure.accept(again);
@@ -142,10 +148,11 @@ final class RedisLockCalls {
 	}
 
 	/**
-	 * Releases whatever the attempt may hold and takes it out of the FAIR queue or the waiting writers, in one script.
-	 * On an asynchronous connection it is only sent: it follows the attempt's own requests on that connection, so it
-	 * also frees a grant that reaches Redis late (a network that held the request back), and the caller never waits.
-	 * Otherwise it runs on a thread of its own.
+	 * Releases whatever the attempt may hold and takes it out of the FAIR queue or the
+	 * waiting writers, in one script. On an asynchronous connection it is only sent: it
+	 * follows the attempt's own requests on that connection, so it also frees a grant
+	 * that reaches Redis late (a network that held the request back), and the caller
+	 * never waits. Otherwise it runs on a thread of its own.
 	 */
 	void abandon(LockAttempt attempt, long deadline, Consumer<@Nullable Throwable> onDone) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
@@ -159,19 +166,18 @@ final class RedisLockCalls {
 					keys(keys.holderKey(), wakeup, keys.waitersKey(), keys.queueKey()), args, deadline, onDone);
 			case WRITE -> runner.send(scripts.releaseHolder, keys(keys.holderKey(), wakeup, keys.waitersKey()), args,
 					deadline, onDone);
-			case READ, SEMAPHORE -> runner.send(scripts.releaseMember, keys(keys.membersKey(), wakeup), args,
-					deadline, onDone);
+			case READ, SEMAPHORE ->
+				runner.send(scripts.releaseMember, keys(keys.membersKey(), wakeup), args, deadline, onDone);
 		}
 	}
-
 
 	/**
 	 * Reads the server's version, which writes nothing: the health probe.
 	 * @return the version as {@code redis.REDIS_VERSION_NUM}
 	 */
 	long serverVersion(long deadline) {
-		return this.session.runner(deadline).run(this.session.scripts().serverVersion, new byte[0][], new byte[0][],
-				deadline);
+		return this.session.runner(deadline)
+			.run(this.session.scripts().serverVersion, new byte[0][], new byte[0][], deadline);
 	}
 
 	private LockScript renewScript(RedisHeldLock held) {

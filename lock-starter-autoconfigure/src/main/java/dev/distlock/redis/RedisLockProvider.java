@@ -26,39 +26,49 @@ import static dev.distlock.redis.RedisArgs.digits;
 import static dev.distlock.redis.RedisArgs.millis;
 
 /**
- * The Redis backend, named {@code redis}, on Spring Data Redis: any {@link RedisConnectionFactory} (Lettuce or Jedis
- * from Spring Boot's {@code spring.data.redis.*}, or Redisson's), standalone, Sentinel or Cluster. Every lock type;
- * every acquire, renewal and release is one Lua script and one round trip (EVALSHA), and the acquire script returns
- * the fencing token, or the holder's remaining lease so waiters know when to look again.
+ * The Redis backend, named {@code redis}, on Spring Data Redis: any
+ * {@link RedisConnectionFactory} (Lettuce or Jedis from Spring Boot's
+ * {@code spring.data.redis.*}, or Redisson's), standalone, Sentinel or Cluster. Every
+ * lock type; every acquire, renewal and release is one Lua script and one round trip
+ * (EVALSHA), and the acquire script returns the fencing token, or the holder's remaining
+ * lease so waiters know when to look again.
  * <ul>
  * <li>MUTEX: {@code SET NX PX} with the owner token; compare-and-delete on release.</li>
- * <li>FAIR: the same, plus a FIFO queue of waiters whose places time out {@link #setWaiterTimeout waiter timeout}
- * after their last attempt, so a dead waiter blocks the queue only that long.</li>
- * <li>READ/WRITE: readers in a sorted set with a lease end each (a dead reader's hold expires), the writer as a
- * {@code SET NX PX} holder; waiting writers hold back new readers ({@link #setWriterPreference}).</li>
- * <li>SEMAPHORE: permits as sorted-set members with a lease end each, purged inside the acquire script.</li>
+ * <li>FAIR: the same, plus a FIFO queue of waiters whose places time out
+ * {@link #setWaiterTimeout waiter timeout} after their last attempt, so a dead waiter
+ * blocks the queue only that long.</li>
+ * <li>READ/WRITE: readers in a sorted set with a lease end each (a dead reader's hold
+ * expires), the writer as a {@code SET NX PX} holder; waiting writers hold back new
+ * readers ({@link #setWriterPreference}).</li>
+ * <li>SEMAPHORE: permits as sorted-set members with a lease end each, purged inside the
+ * acquire script.</li>
  * </ul>
- * Leases run on the Redis server's clock ({@code PX}, {@code TIME}). A waiter registers in the lock's wake-up set before
- * it sleeps and leaves it when it stops waiting; a release publishes on the lock's channel only while that set
- * exists, so an uncontended release costs no {@code PUBLISH}. Waiters of this provider listen over one shared
+ * Leases run on the Redis server's clock ({@code PX}, {@code TIME}). A waiter registers
+ * in the lock's wake-up set before it sleeps and leaves it when it stops waiting; a
+ * release publishes on the lock's channel only while that set exists, so an uncontended
+ * release costs no {@code PUBLISH}. Waiters of this provider listen over one shared
  * subscription.
  * <p>
- * With a {@code LettuceConnectionFactory} (Spring Boot's default) the scripts run on Lettuce's own shared native
- * connection through its asynchronous API ({@code EVALSHA}, {@code EVAL} after {@code NOSCRIPT}), outside Spring Data
- * Redis' per-call connection handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
- * The connection is opened on first use. Every call ends by a deadline whatever the client's timeouts are: an
- * acquisition's by its wait plus the {@link #setCallTimeout call timeout}, a release's, renewal's or health check's
- * within the call timeout (through {@code RedisTemplate}, the call runs on a thread of its own that the caller stops
- * waiting for). {@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC} lets a
- * release return once it is written to the connection. All keys of a lock share one hash tag (see
- * {@link RedisLockKeys}), so the backend works on Redis Cluster.
+ * With a {@code LettuceConnectionFactory} (Spring Boot's default) the scripts run on
+ * Lettuce's own shared native connection through its asynchronous API ({@code EVALSHA},
+ * {@code EVAL} after {@code NOSCRIPT}), outside Spring Data Redis' per-call connection
+ * handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
+ * The connection is opened on first use. Every call ends by a deadline whatever the
+ * client's timeouts are: an acquisition's by its wait plus the {@link #setCallTimeout
+ * call timeout}, a release's, renewal's or health check's within the call timeout
+ * (through {@code RedisTemplate}, the call runs on a thread of its own that the caller
+ * stops waiting for). {@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC}
+ * lets a release return once it is written to the connection. All keys of a lock share
+ * one hash tag (see {@link RedisLockKeys}), so the backend works on Redis Cluster.
  * <p>
- * Fencing tokens strictly increase per key: a per-lock counter, kept {@link #setFenceRetention fence retention}
- * after the last grant, that never runs behind the server's clock in microseconds. Tokens therefore keep increasing
- * after the counter is lost (a restart without persistence, a failover that lost recent writes) as long as the
- * server clock does not step back further than the time the counter was away. Guarantees are those of the Redis
- * deployment: with asynchronous replication a failover can lose a granted lock, so two holders may overlap; fencing
- * tokens are how a resource detects that.
+ * Fencing tokens strictly increase per key: a per-lock counter, kept
+ * {@link #setFenceRetention fence retention} after the last grant, that never runs behind
+ * the server's clock in microseconds. Tokens therefore keep increasing after the counter
+ * is lost (a restart without persistence, a failover that lost recent writes) as long as
+ * the server clock does not step back further than the time the counter was away.
+ * Guarantees are those of the Redis deployment: with asynchronous replication a failover
+ * can lose a granted lock, so two holders may overlap; fencing tokens are how a resource
+ * detects that.
  *
  * @since 0.1.0
  */
@@ -71,9 +81,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
 
 	/**
-	 * Default of {@link #setFenceRetention(Duration)}: an hour, several times the largest step an NTP daemon makes to
-	 * a running clock (ntpd refuses offsets over 1000 s), at a cost of one counter (about 150 bytes) per key locked in
-	 * the last hour.
+	 * Default of {@link #setFenceRetention(Duration)}: an hour, several times the largest
+	 * step an NTP daemon makes to a running clock (ntpd refuses offsets over 1000 s), at
+	 * a cost of one counter (about 150 bytes) per key locked in the last hour.
 	 */
 	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
 
@@ -105,11 +115,15 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 
 	private volatile Duration replicaTimeout = Duration.ofMillis(100);
 
-	/** The last lease sent and its digits, so that a steady lease is not formatted on every call. */
+	/**
+	 * The last lease sent and its digits, so that a steady lease is not formatted on
+	 * every call.
+	 */
 	private volatile Millis lastLease = Millis.of(-1);
 
 	/**
-	 * Creates a provider on the connection factory; it opens no connection until first used.
+	 * Creates a provider on the connection factory; it opens no connection until first
+	 * used.
 	 * @param connectionFactory the connections to Redis
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory) {
@@ -119,10 +133,11 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sets how long a release, a renewal or a health check may wait for Redis ({@code distlock.call-timeout}), and how
-	 * long a waiter waits for its release channel to be confirmed; an acquisition's calls end by its wait's deadline
-	 * plus this. Holds whatever the client's own timeouts are; a shorter client timeout still applies. Default
-	 * {@link #DEFAULT_CALL_TIMEOUT}.
+	 * Sets how long a release, a renewal or a health check may wait for Redis
+	 * ({@code distlock.call-timeout}), and how long a waiter waits for its release
+	 * channel to be confirmed; an acquisition's calls end by its wait's deadline plus
+	 * this. Holds whatever the client's own timeouts are; a shorter client timeout still
+	 * applies. Default {@link #DEFAULT_CALL_TIMEOUT}.
 	 * @param callTimeout the call timeout
 	 */
 	public void setCallTimeout(Duration callTimeout) {
@@ -140,9 +155,11 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sets how long a FAIR waiter's queue place, or a waiting writer's hold on new readers, outlives its last attempt.
-	 * Waiters attempt at least every {@code distlock.wait.fallback-poll}, so keep this several times longer; a waiter
-	 * that died blocks the others at most this long. Default {@link #DEFAULT_WAITER_TIMEOUT}.
+	 * Sets how long a FAIR waiter's queue place, or a waiting writer's hold on new
+	 * readers, outlives its last attempt. Waiters attempt at least every
+	 * {@code distlock.wait.fallback-poll}, so keep this several times longer; a waiter
+	 * that died blocks the others at most this long. Default
+	 * {@link #DEFAULT_WAITER_TIMEOUT}.
 	 * @param waiterTimeout the timeout
 	 */
 	public void setWaiterTimeout(Duration waiterTimeout) {
@@ -152,7 +169,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * How long a FAIR waiter's queue place, or a waiting writer's hold on new readers, outlives its last attempt.
+	 * How long a FAIR waiter's queue place, or a waiting writer's hold on new readers,
+	 * outlives its last attempt.
 	 * @return the waiter timeout
 	 */
 	public Duration getWaiterTimeout() {
@@ -160,10 +178,11 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sets how long the fencing counter of a key is kept after its last grant (at least the grant's lease). Tokens
-	 * are {@code max(counter + 1, server time in µs)}, so after the counter expires they keep increasing unless the
-	 * server clock stepped back further than this; every key locked within the retention costs one counter in memory.
-	 * Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * Sets how long the fencing counter of a key is kept after its last grant (at least
+	 * the grant's lease). Tokens are {@code max(counter + 1, server time in µs)}, so
+	 * after the counter expires they keep increasing unless the server clock stepped back
+	 * further than this; every key locked within the retention costs one counter in
+	 * memory. Default {@link #DEFAULT_FENCE_RETENTION}.
 	 * @param fenceRetention the retention
 	 */
 	public void setFenceRetention(Duration fenceRetention) {
@@ -181,8 +200,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sets whether writers waiting for readers to leave hold back new readers, so that a steady stream of readers
-	 * cannot starve them. Default {@code true}.
+	 * Sets whether writers waiting for readers to leave hold back new readers, so that a
+	 * steady stream of readers cannot starve them. Default {@code true}.
 	 * @param writerPreference whether waiting writers go first
 	 */
 	public void setWriterPreference(boolean writerPreference) {
@@ -198,7 +217,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sets whether a release waits for Redis' reply. Default {@link RedisReleaseMode#SYNC}.
+	 * Sets whether a release waits for Redis' reply. Default
+	 * {@link RedisReleaseMode#SYNC}.
 	 * @param releaseMode the release mode
 	 */
 	public void setReleaseMode(RedisReleaseMode releaseMode) {
@@ -215,10 +235,12 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sets how many replicas must have the lock before an acquisition counts as granted ({@code WAIT} after the
-	 * acquire script, on the same connection): with asynchronous replication a failover can otherwise promote a
-	 * replica that never saw the lock. A grant that fewer replicas acknowledged within the timeout is given up (and
-	 * cleaned up) as a failed acquisition. Standalone and Sentinel through Lettuce only. Default 0 (do not wait).
+	 * Sets how many replicas must have the lock before an acquisition counts as granted
+	 * ({@code WAIT} after the acquire script, on the same connection): with asynchronous
+	 * replication a failover can otherwise promote a replica that never saw the lock. A
+	 * grant that fewer replicas acknowledged within the timeout is given up (and cleaned
+	 * up) as a failed acquisition. Standalone and Sentinel through Lettuce only. Default
+	 * 0 (do not wait).
 	 * @param replicas replicas that must acknowledge each grant
 	 * @param timeout how long to wait for them
 	 */
@@ -238,8 +260,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Releases that failed or got no reply within the call timeout (each is logged); the lease of each bounded how long
-	 * its lock stayed taken.
+	 * Releases that failed or got no reply within the call timeout (each is logged); the
+	 * lease of each bounded how long its lock stayed taken.
 	 * @return the number of failed releases since start
 	 */
 	public long failedReleases() {
@@ -289,8 +311,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Registers the waiter in the lock's wake-up set for as long as it waits (so releases publish), then listens on
-	 * the lock's channel; closing the subscription leaves both. If Redis cannot register it, the waiter polls.
+	 * Registers the waiter in the lock's wake-up set for as long as it waits (so releases
+	 * publish), then listens on the lock's channel; closing the subscription leaves both.
+	 * If Redis cannot register it, the waiter polls.
 	 */
 	@Override
 	public ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) {
@@ -303,9 +326,11 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Renews many leases in one round trip per Redis node: the owner-checked renewal scripts written back to back on
-	 * one connection (pipelined through {@code RedisTemplate} for other drivers), all answered within the call timeout.
-	 * Each lease stands on its own reply: one that failed (a shard down, an error) fails that lease only.
+	 * Renews many leases in one round trip per Redis node: the owner-checked renewal
+	 * scripts written back to back on one connection (pipelined through
+	 * {@code RedisTemplate} for other drivers), all answered within the call timeout.
+	 * Each lease stands on its own reply: one that failed (a shard down, an error) fails
+	 * that lease only.
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<RedisHeldLock> locks, Duration lease) {
@@ -319,10 +344,12 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Sends the owner-checked release and runs {@code sent} once it is written to the connection: this JVM's next
-	 * request (the next local waiter's acquire) is served after it. With {@link RedisReleaseMode#ASYNC} the call
-	 * returns then; otherwise it waits for the reply, at most the call timeout. A release that fails or gets no reply
-	 * in time is counted ({@link #failedReleases()}); its lock frees itself when its lease ends.
+	 * Sends the owner-checked release and runs {@code sent} once it is written to the
+	 * connection: this JVM's next request (the next local waiter's acquire) is served
+	 * after it. With {@link RedisReleaseMode#ASYNC} the call returns then; otherwise it
+	 * waits for the reply, at most the call timeout. A release that fails or gets no
+	 * reply in time is counted ({@link #failedReleases()}); its lock frees itself when
+	 * its lease ends.
 	 */
 	@Override
 	public void release(RedisHeldLock held, Runnable sent) {
@@ -339,14 +366,16 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 
 	private void asyncReleaseFailed(RedisHeldLock held, Throwable failure) {
 		this.failedReleases.increment();
-		logger.warn("Asynchronous release of " + held.attempt() + " failed; the lock stays taken until its lease "
-				+ "ends", failure);
+		logger.warn(
+				"Asynchronous release of " + held.attempt() + " failed; the lock stays taken until its lease " + "ends",
+				failure);
 	}
 
 	/**
-	 * Releases whatever the attempt may hold (its reply may have been lost) and takes it out of the FAIR queue or the
-	 * waiting writers, in one script, sent without waiting for the reply. On Lettuce's connection it follows the
-	 * attempt's own request, so a grant that reaches Redis late (a network that held it back) is released too.
+	 * Releases whatever the attempt may hold (its reply may have been lost) and takes it
+	 * out of the FAIR queue or the waiting writers, in one script, sent without waiting
+	 * for the reply. On Lettuce's connection it follows the attempt's own request, so a
+	 * grant that reaches Redis late (a network that held it back) is released too.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
@@ -355,10 +384,11 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Through {@code RedisTemplate} nothing orders the clean-up after the attempt's own request, which a silent network
-	 * may hold back and deliver later (on another connection): there the clean-up is sent again every call timeout,
-	 * until it was answered twice, so that the second answer comes after the first (and after what the network held
-	 * back with it), or until the attempt's lease has passed.
+	 * Through {@code RedisTemplate} nothing orders the clean-up after the attempt's own
+	 * request, which a silent network may hold back and deliver later (on another
+	 * connection): there the clean-up is sent again every call timeout, until it was
+	 * answered twice, so that the second answer comes after the first (and after what the
+	 * network held back with it), or until the attempt's lease has passed.
 	 */
 	private void abandon(LockAttempt attempt, long until, int answered) {
 		try {
@@ -385,7 +415,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Stops the shared subscription and lets go of the connection. Locks still held stay held until their leases end.
+	 * Stops the shared subscription and lets go of the connection. Locks still held stay
+	 * held until their leases end.
 	 */
 	@Override
 	public void close() {
@@ -393,8 +424,10 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Whether release notices travel over sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}).
-	 * @return {@code true} on a Redis 7+ Cluster through Lettuce, once the provider connected
+	 * Whether release notices travel over sharded pub/sub
+	 * ({@code SSUBSCRIBE}/{@code SPUBLISH}).
+	 * @return {@code true} on a Redis 7+ Cluster through Lettuce, once the provider
+	 * connected
 	 */
 	boolean usesShardedPubSub() {
 		return this.session.usesShardedPubSub();
@@ -410,8 +443,9 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	}
 
 	/**
-	 * Health check for indicators and the locks endpoint: a script that reads the server's version and writes nothing
-	 * (no lock, no fencing counter), on the connection the locks use, answered within the call timeout.
+	 * Health check for indicators and the locks endpoint: a script that reads the
+	 * server's version and writes nothing (no lock, no fencing counter), on the
+	 * connection the locks use, answered within the call timeout.
 	 * @param probe unused: the check touches no key
 	 */
 	@Override

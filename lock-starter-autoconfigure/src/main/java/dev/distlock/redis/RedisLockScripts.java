@@ -6,12 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The Lua scripts of the Redis backend, read once from the {@code .lua} resources beside this class, each with
- * {@code prelude.lua} in front, in two sets that differ only in how a release wakes waiters: {@code PUBLISH}
- * ({@link #classic()}) or {@code SPUBLISH} ({@link #sharded()}, Redis 7+ Cluster, where a notice then goes to the
- * key's shard only). They are sent with {@code EVALSHA}, and with {@code EVAL} once a server answers
- * {@code NOSCRIPT}, so every operation is one round trip. Every script returns an integer; the resources document
- * their keys, arguments and replies.
+ * The Lua scripts of the Redis backend, read once from the {@code .lua} resources beside
+ * this class, each with {@code prelude.lua} in front, in two sets that differ only in how
+ * a release wakes waiters: {@code PUBLISH} ({@link #classic()}) or {@code SPUBLISH}
+ * ({@link #sharded()}, Redis 7+ Cluster, where a notice then goes to the key's shard
+ * only). They are sent with {@code EVALSHA}, and with {@code EVAL} once a server answers
+ * {@code NOSCRIPT}, so every operation is one round trip. Every script returns an
+ * integer; the resources document their keys, arguments and replies.
  */
 final class RedisLockScripts {
 
@@ -46,7 +47,8 @@ final class RedisLockScripts {
 	private final String prelude;
 
 	private RedisLockScripts(String publishCommand) {
-		// Redis refuses globals in scripts, so the choice is a local every prelude function sees
+		// Redis refuses globals in scripts, so the choice is a local every prelude
+		// function sees
 		this.prelude = "local publish_command = '" + publishCommand + "'\n" + read("prelude.lua");
 		this.acquireMutex = load("acquire-mutex.lua");
 		this.acquireFair = load("acquire-fair.lua");

@@ -18,14 +18,16 @@ import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
 /**
- * One provider's connection to Redis: the {@link ScriptRunner} (Lettuce's native connection when the factory is
- * Lettuce's, else {@code RedisTemplate}; opened on first use and replaced if it was closed under it), the script set
- * and the release channels (classic pub/sub, or sharded pub/sub on a Redis 7+ Cluster), and the waiters' registration
- * in a lock's wake-up set.
+ * One provider's connection to Redis: the {@link ScriptRunner} (Lettuce's native
+ * connection when the factory is Lettuce's, else {@code RedisTemplate}; opened on first
+ * use and replaced if it was closed under it), the script set and the release channels
+ * (classic pub/sub, or sharded pub/sub on a Redis 7+ Cluster), and the waiters'
+ * registration in a lock's wake-up set.
  * <p>
- * Connecting can take as long as the client's timeouts allow (Lettuce: its connect timeout, then a handshake bounded
- * by its command timeout), so it runs on a thread of its own and every caller waits for it only until its own
- * deadline; a caller that gives up leaves the connection to be made for the next one.
+ * Connecting can take as long as the client's timeouts allow (Lettuce: its connect
+ * timeout, then a handshake bounded by its command timeout), so it runs on a thread of
+ * its own and every caller waits for it only until its own deadline; a caller that gives
+ * up leaves the connection to be made for the next one.
  */
 final class RedisLockSession {
 
@@ -34,7 +36,10 @@ final class RedisLockSession {
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisLockSession.class.getClassLoader());
 
-	/** A registration outlives the wait by this much, so that a release at the very deadline still publishes. */
+	/**
+	 * A registration outlives the wait by this much, so that a release at the very
+	 * deadline still publishes.
+	 */
 	private static final long REGISTRATION_SLACK_MILLIS = 1000;
 
 	private final RedisConnectionFactory connectionFactory;
@@ -76,8 +81,9 @@ final class RedisLockSession {
 	}
 
 	/**
-	 * The deadline of a call made for an acquisition: the attempt's, which the core never lets pass before it starts
-	 * one; an attempt used again after it (a backend's own test) gets a call timeout from now.
+	 * The deadline of a call made for an acquisition: the attempt's, which the core never
+	 * lets pass before it starts one; an attempt used again after it (a backend's own
+	 * test) gets a call timeout from now.
 	 * @param attempt the attempt
 	 * @return the deadline on the {@link System#nanoTime()} scale
 	 */
@@ -88,7 +94,8 @@ final class RedisLockSession {
 	}
 
 	/**
-	 * The runner, connecting on first use; a caller waits for the connection until its deadline.
+	 * The runner, connecting on first use; a caller waits for the connection until its
+	 * deadline.
 	 * @param deadlineNanos when to give up waiting for the connection
 	 * @return the runner
 	 * @throws QueryTimeoutException if the connection was not made by the deadline
@@ -104,7 +111,8 @@ final class RedisLockSession {
 			connection = this.connecting;
 			if (connection == null || connection.isCompletedExceptionally()
 					|| (connection.isDone() && !connection.join().isOpen())) {
-				// a thread of its own that ends with the connection made: connecting is rare
+				// a thread of its own that ends with the connection made: connecting is
+				// rare
 				connection = CompletableFuture.supplyAsync(this::connect, (task) -> {
 					Thread thread = new Thread(task, "distlock-redis-connect");
 					thread.setDaemon(true);
@@ -129,7 +137,10 @@ final class RedisLockSession {
 		}
 	}
 
-	/** On the connector thread: replaces a closed runner, and on the first connection picks the scripts. */
+	/**
+	 * On the connector thread: replaces a closed runner, and on the first connection
+	 * picks the scripts.
+	 */
 	private ScriptRunner connect() {
 		ScriptRunner current = this.runner;
 		if (current != null && current.isOpen()) {
@@ -164,14 +175,17 @@ final class RedisLockSession {
 	}
 
 	/**
-	 * Registers the waiter in the lock's wake-up set for as long as it waits (so releases publish), then listens on
-	 * the lock's channel; closing the subscription leaves both (the wake-up set without waiting for a reply). Both
-	 * steps end by the wait's deadline (the channel's confirmation also within {@code distlock.call-timeout}); if
-	 * Redis cannot register the waiter, or does not confirm the channel in time, the waiter polls.
+	 * Registers the waiter in the lock's wake-up set for as long as it waits (so releases
+	 * publish), then listens on the lock's channel; closing the subscription leaves both
+	 * (the wake-up set without waiting for a reply). Both steps end by the wait's
+	 * deadline (the channel's confirmation also within {@code distlock.call-timeout}); if
+	 * Redis cannot register the waiter, or does not confirm the channel in time, the
+	 * waiter polls.
 	 */
 	ReleaseSubscription subscribe(LockAttempt attempt, Duration waitLeft, Runnable listener) {
 		long now = System.nanoTime();
-		// a wait of centuries has no nanosecond count: the attempt's deadline is the nearer one then
+		// a wait of centuries has no nanosecond count: the attempt's deadline is the
+		// nearer one then
 		long waitNanos = (waitLeft.getSeconds() < Integer.MAX_VALUE) ? waitLeft.toNanos() : Long.MAX_VALUE;
 		long deadline = now + Math.min(waitNanos, attempt.deadlineNanos() - now);
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
@@ -182,8 +196,9 @@ final class RedisLockSession {
 		try {
 			runner = runner(deadline);
 			scripts = this.scripts;
-			runner.run(scripts.waitRegister, wakeup, new byte[][] { owner,
-					RedisArgs.digits(RedisArgs.millis(waitLeft) + REGISTRATION_SLACK_MILLIS) }, deadline);
+			runner.run(scripts.waitRegister, wakeup,
+					new byte[][] { owner, RedisArgs.digits(RedisArgs.millis(waitLeft) + REGISTRATION_SLACK_MILLIS) },
+					deadline);
 		}
 		catch (RuntimeException ex) {
 			if (logger.isDebugEnabled()) {
@@ -214,7 +229,8 @@ final class RedisLockSession {
 	}
 
 	/**
-	 * Whether the runner sends asynchronously on one connection, so that a script sent after another runs after it.
+	 * Whether the runner sends asynchronously on one connection, so that a script sent
+	 * after another runs after it.
 	 * @return {@code false} until connected, and through {@code RedisTemplate}
 	 */
 	boolean sendsInOrder() {

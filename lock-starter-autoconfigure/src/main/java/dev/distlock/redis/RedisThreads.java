@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * The Redis backend's own daemon threads, started on demand and gone after 30 s idle, so that a provider nobody uses
- * costs no thread.
+ * The Redis backend's own daemon threads, started on demand and gone after 30 s idle, so
+ * that a provider nobody uses costs no thread.
  */
 final class RedisThreads {
 
@@ -29,7 +29,8 @@ final class RedisThreads {
 	}
 
 	/**
-	 * Up to {@code threads} threads, each running one task; a task beyond that is rejected.
+	 * Up to {@code threads} threads, each running one task; a task beyond that is
+	 * rejected.
 	 * @param threads the most threads
 	 * @param prefix the thread name prefix
 	 * @return the executor

@@ -21,17 +21,20 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Release notifications for every waiter of one provider over one Redis subscription, with one subscribed channel per
- * lock that has waiters in this JVM, however many waiters share it. How channels are subscribed is a {@link PubSub}:
- * classic pub/sub through Spring's listener container ({@link ListenerContainerPubSub}), or sharded pub/sub on a
+ * Release notifications for every waiter of one provider over one Redis subscription,
+ * with one subscribed channel per lock that has waiters in this JVM, however many waiters
+ * share it. How channels are subscribed is a {@link PubSub}: classic pub/sub through
+ * Spring's listener container ({@link ListenerContainerPubSub}), or sharded pub/sub on a
  * Redis 7+ Cluster ({@link ShardedPubSub}).
  * <p>
- * Subscribing can block without bound (a command timeout each with Lettuce; a half-open socket with Jedis), so no
- * waiter ever makes that call: a channel's first waiter queues its subscription on one subscriber thread and waits
- * for the confirmation only until its own deadline, holding no lock meanwhile, so that a release right after it is not
- * missed. A waiter whose channel is not confirmed in time gets an inactive subscription and polls (it is still called
- * if the confirmation comes later); while the subscriber thread is stuck, later waiters do not wait for it at all.
- * Channels are unsubscribed on the same thread once their last waiter leaves, so a subscribe and an unsubscribe of one
+ * Subscribing can block without bound (a command timeout each with Lettuce; a half-open
+ * socket with Jedis), so no waiter ever makes that call: a channel's first waiter queues
+ * its subscription on one subscriber thread and waits for the confirmation only until its
+ * own deadline, holding no lock meanwhile, so that a release right after it is not
+ * missed. A waiter whose channel is not confirmed in time gets an inactive subscription
+ * and polls (it is still called if the confirmation comes later); while the subscriber
+ * thread is stuck, later waiters do not wait for it at all. Channels are unsubscribed on
+ * the same thread once their last waiter leaves, so a subscribe and an unsubscribe of one
  * channel never overtake each other.
  */
 final class ReleaseChannels {
@@ -40,7 +43,9 @@ final class ReleaseChannels {
 
 	private final PubSub pubSub;
 
-	/** Subscribes and unsubscribes, one at a time and in order, off the waiters' threads. */
+	/**
+	 * Subscribes and unsubscribes, one at a time and in order, off the waiters' threads.
+	 */
 	private final ThreadPoolExecutor subscriber = RedisThreads.inOrder("distlock-redis-subscriber-");
 
 	/** Guards the map and each channel's listeners; never held while talking to Redis. */
@@ -51,7 +56,10 @@ final class ReleaseChannels {
 
 	private boolean closed; // guarded by lock
 
-	/** Set while a waiter gave up on the subscriber thread and it has not finished a task since. */
+	/**
+	 * Set while a waiter gave up on the subscriber thread and it has not finished a task
+	 * since.
+	 */
 	private final AtomicBoolean stalled = new AtomicBoolean();
 
 	private final AtomicBoolean failing = new AtomicBoolean();
@@ -65,12 +73,14 @@ final class ReleaseChannels {
 	}
 
 	/**
-	 * Calls the listener whenever a release is published on the channel, until the subscription is closed.
+	 * Calls the listener whenever a release is published on the channel, until the
+	 * subscription is closed.
 	 * @param name the channel
 	 * @param listener what to call; cheap, from any thread
-	 * @param deadlineNanos how long to wait for the channel to be confirmed, on the {@link System#nanoTime()} scale
-	 * @return the subscription, {@link ReleaseSubscription#isActive() inactive} if the channel was not confirmed by
-	 * the deadline
+	 * @param deadlineNanos how long to wait for the channel to be confirmed, on the
+	 * {@link System#nanoTime()} scale
+	 * @return the subscription, {@link ReleaseSubscription#isActive() inactive} if the
+	 * channel was not confirmed by the deadline
 	 */
 	ReleaseSubscription subscribe(String name, Runnable listener, long deadlineNanos) {
 		Channel channel;
@@ -99,8 +109,8 @@ final class ReleaseChannels {
 	}
 
 	/**
-	 * Calls the listener whenever a release is published on the channel, waiting up to the timeout for the channel to
-	 * be confirmed.
+	 * Calls the listener whenever a release is published on the channel, waiting up to
+	 * the timeout for the channel to be confirmed.
 	 * @param name the channel
 	 * @param listener what to call; cheap, from any thread
 	 * @param timeout how long to wait for the confirmation
@@ -165,7 +175,10 @@ final class ReleaseChannels {
 		}
 	}
 
-	/** Whether the channel is still the map's and has waiters; a channel without them leaves the map. */
+	/**
+	 * Whether the channel is still the map's and has waiters; a channel without them
+	 * leaves the map.
+	 */
 	private boolean isCurrent(Channel channel) {
 		this.lock.lock();
 		try {
@@ -207,7 +220,10 @@ final class ReleaseChannels {
 		}
 	}
 
-	/** On the subscriber thread: unsubscribes a channel whose last waiter left, unless another one came. */
+	/**
+	 * On the subscriber thread: unsubscribes a channel whose last waiter left, unless
+	 * another one came.
+	 */
 	private void closeIfIdle(Channel channel) {
 		this.lock.lock();
 		try {
@@ -278,7 +294,8 @@ final class ReleaseChannels {
 	}
 
 	/**
-	 * How channels are subscribed. Called on the subscriber thread only, one call at a time; the calls may block.
+	 * How channels are subscribed. Called on the subscriber thread only, one call at a
+	 * time; the calls may block.
 	 */
 	interface PubSub {
 
@@ -302,7 +319,9 @@ final class ReleaseChannels {
 	}
 
 	/**
-	 * One waiter's place on a channel; active if the channel was confirmed while it waited.
+	 * One waiter's place on a channel; active if the channel was confirmed while it
+	 * waited.
+	 *
 	 * @param channels where the channel is
 	 * @param channel the channel
 	 * @param listener the waiter's listener

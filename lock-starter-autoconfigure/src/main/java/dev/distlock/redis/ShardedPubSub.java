@@ -14,11 +14,13 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+) for {@link ReleaseChannels} on a Redis Cluster: a notice travels only
- * to the shard that owns the lock's slot (the channel carries the lock's hash tag), instead of every node of the
- * cluster as classic pub/sub does. One Lettuce cluster pub/sub connection, on the application's own cluster client,
- * routes each channel's subscription to the node of its slot and hands every node's messages to one listener. If a
- * slot moves and the server ends the subscription, waiters poll ({@code distlock.wait.fallback-poll}).
+ * Sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+) for {@link ReleaseChannels} on a Redis
+ * Cluster: a notice travels only to the shard that owns the lock's slot (the channel
+ * carries the lock's hash tag), instead of every node of the cluster as classic pub/sub
+ * does. One Lettuce cluster pub/sub connection, on the application's own cluster client,
+ * routes each channel's subscription to the node of its slot and hands every node's
+ * messages to one listener. If a slot moves and the server ends the subscription, waiters
+ * poll ({@code distlock.wait.fallback-poll}).
  */
 final class ShardedPubSub implements ReleaseChannels.PubSub {
 

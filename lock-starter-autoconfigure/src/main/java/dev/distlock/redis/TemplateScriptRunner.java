@@ -25,15 +25,17 @@ import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
- * Runs scripts through Spring Data Redis' {@link RedisTemplate}, for any driver (Jedis, Redisson's connection
- * factory): {@code EVALSHA}, and {@code EVAL} when the server answers {@code NOSCRIPT}. Batches are pipelined where the
- * connection can (not on a cluster connection).
+ * Runs scripts through Spring Data Redis' {@link RedisTemplate}, for any driver (Jedis,
+ * Redisson's connection factory): {@code EVALSHA}, and {@code EVAL} when the server
+ * answers {@code NOSCRIPT}. Batches are pipelined where the connection can (not on a
+ * cluster connection).
  * <p>
- * Such drivers block the calling thread until their own socket timeout (Jedis: {@code spring.data.redis.timeout}, 2 s
- * when unset), and a pooled connection may be waited for besides. So that the caller's deadline holds whatever those
- * are, every call runs on one of at most {@value #MAX_CALL_THREADS} daemon threads and the caller waits for it only
- * until its deadline; the thread itself stays blocked until the driver gives up. When all of them are blocked (a
- * silent network), further calls fail at once.
+ * Such drivers block the calling thread until their own socket timeout (Jedis:
+ * {@code spring.data.redis.timeout}, 2 s when unset), and a pooled connection may be
+ * waited for besides. So that the caller's deadline holds whatever those are, every call
+ * runs on one of at most {@value #MAX_CALL_THREADS} daemon threads and the caller waits
+ * for it only until its deadline; the thread itself stays blocked until the driver gives
+ * up. When all of them are blocked (a silent network), further calls fail at once.
  */
 final class TemplateScriptRunner implements ScriptRunner {
 
@@ -64,8 +66,8 @@ final class TemplateScriptRunner implements ScriptRunner {
 			RedisScriptingCommands scripting = connection;
 			sending.run();
 			try {
-				return integer(script, scripting.evalSha(script.sha1(), ReturnType.INTEGER, keys.length,
-						keysAndArgs(keys, args)));
+				return integer(script,
+						scripting.evalSha(script.sha1(), ReturnType.INTEGER, keys.length, keysAndArgs(keys, args)));
 			}
 			catch (RuntimeException ex) {
 				if (!isNoScript(ex)) {
@@ -102,8 +104,8 @@ final class TemplateScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Runs the script on a call thread and returns at once; unlike Lettuce's connection, nothing orders it before the
-	 * caller's next call.
+	 * Runs the script on a call thread and returns at once; unlike Lettuce's connection,
+	 * nothing orders it before the caller's next call.
 	 */
 	@Override
 	public void send(LockScript script, byte[][] keys, byte[][] args, long deadlineNanos,
@@ -119,8 +121,9 @@ final class TemplateScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Pipelines the calls on one connection; each failed call of the pipeline (and every call, on a cluster
-	 * connection, which cannot pipeline across nodes) runs again on its own, with the {@code NOSCRIPT} fallback.
+	 * Pipelines the calls on one connection; each failed call of the pipeline (and every
+	 * call, on a cluster connection, which cannot pipeline across nodes) runs again on
+	 * its own, with the {@code NOSCRIPT} fallback.
 	 */
 	@Override
 	public Reply[] runAll(LockScript script, List<byte[][]> keys, List<byte[][]> args, long deadlineNanos) {
@@ -144,9 +147,11 @@ final class TemplateScriptRunner implements ScriptRunner {
 		}
 	}
 
-	/** The pipeline's replies (a failed call's as its exception), or {@code null} if it could not run. */
-	private @Nullable List<Object> pipelined(LockScript script, List<byte[][]> keys,
-			List<byte[][]> args) {
+	/**
+	 * The pipeline's replies (a failed call's as its exception), or {@code null} if it
+	 * could not run.
+	 */
+	private @Nullable List<Object> pipelined(LockScript script, List<byte[][]> keys, List<byte[][]> args) {
 		if (keys.size() < 2) {
 			return null;
 		}
@@ -226,8 +231,8 @@ final class TemplateScriptRunner implements ScriptRunner {
 
 	private static long integer(LockScript script, @Nullable Object reply) {
 		if (!(reply instanceof Number number)) {
-			throw new IllegalStateException("Redis returned no integer to " + script + " (is it in a transaction or "
-					+ "pipeline?): " + reply);
+			throw new IllegalStateException(
+					"Redis returned no integer to " + script + " (is it in a transaction or " + "pipeline?): " + reply);
 		}
 		return number.longValue();
 	}

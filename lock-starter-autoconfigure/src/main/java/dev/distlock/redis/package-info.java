@@ -1,7 +1,7 @@
 /**
- * The Redis backend, named {@code redis}: {@link dev.distlock.redis.RedisLockProvider} on Spring Data Redis, with
- * every lock operation one Lua script (the {@code .lua} resources beside this package) and release notifications
- * over one shared subscription.
+ * The Redis backend, named {@code redis}: {@link dev.distlock.redis.RedisLockProvider} on
+ * Spring Data Redis, with every lock operation one Lua script (the {@code .lua} resources
+ * beside this package) and release notifications over one shared subscription.
  */
 @NullMarked
 package dev.distlock.redis;

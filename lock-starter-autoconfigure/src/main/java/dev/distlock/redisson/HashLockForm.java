@@ -13,15 +13,17 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 /**
- * The lock types Redisson keeps as a hash of holder field to hold count, with the lease as the hash's expiry: each
- * constant names the Redisson lock object of its type; they differ only where Redisson's layouts do (a MUTEX is tried
- * first with distlock's own script, a reader keeps per-hold keys, a fair lock has a queue to leave).
+ * The lock types Redisson keeps as a hash of holder field to hold count, with the lease
+ * as the hash's expiry: each constant names the Redisson lock object of its type; they
+ * differ only where Redisson's layouts do (a MUTEX is tried first with distlock's own
+ * script, a reader keeps per-hold keys, a fair lock has a queue to leave).
  */
 enum HashLockForm implements RedissonLockForm {
 
 	/**
-	 * A Redisson lock: one try with a script on its layout that also takes the fencing token (one round trip); if
-	 * busy, Redisson's own waiting on the {@code RLock} of the same hash, then the token.
+	 * A Redisson lock: one try with a script on its layout that also takes the fencing
+	 * token (one round trip); if busy, Redisson's own waiting on the {@code RLock} of the
+	 * same hash, then the token.
 	 */
 	MUTEX(false) {
 
@@ -66,7 +68,9 @@ enum HashLockForm implements RedissonLockForm {
 
 	},
 
-	/** The read lock of a Redisson read-write lock, whose every hold has a key of its own. */
+	/**
+	 * The read lock of a Redisson read-write lock, whose every hold has a key of its own.
+	 */
 	READ(true) {
 
 		@Override
@@ -110,17 +114,19 @@ enum HashLockForm implements RedissonLockForm {
 	abstract RLock lock(RedissonClient client, String name);
 
 	/**
-	 * Redisson grants the lock, waiting its own way; the grant may come from any of the requests Redisson sends
-	 * while it waits, which distlock cannot see. So the lease is restarted when the token is taken, in a second
-	 * request marked as sent: the lease the core counts from that mark ends before the one Redis keeps.
+	 * Redisson grants the lock, waiting its own way; the grant may come from any of the
+	 * requests Redisson sends while it waits, which distlock cannot see. So the lease is
+	 * restarted when the token is taken, in a second request marked as sent: the lease
+	 * the core counts from that mark ends before the one Redis keeps.
 	 */
 	@Override
 	public @Nullable RedissonHeldLock acquire(RedissonNode node, LockAttempt attempt, PendingAcquisition state,
 			long retentionMillis) throws Exception {
 		RLock lock = lock(node.client(), RedissonLockKeys.of(attempt).lock());
 		long leaseMillis = RedissonLockScripts.leaseMillis(attempt);
-		Boolean locked = RedissonNode.await(state.trackWait(RedissonNode.call(() -> lock.tryLockAsync(state.waitMillis(),
-				leaseMillis, TimeUnit.MILLISECONDS, state.ownerId()))), state.deadline());
+		Boolean locked = RedissonNode.await(state.trackWait(RedissonNode
+			.call(() -> lock.tryLockAsync(state.waitMillis(), leaseMillis, TimeUnit.MILLISECONDS, state.ownerId()))),
+				state.deadline());
 		if (!Boolean.TRUE.equals(locked)) {
 			return null;
 		}
@@ -138,8 +144,8 @@ enum HashLockForm implements RedissonLockForm {
 	}
 
 	/**
-	 * Restarts the lease if the owner still holds the lock, optionally taking the next fencing token in the same
-	 * script.
+	 * Restarts the lease if the owner still holds the lock, optionally taking the next
+	 * fencing token in the same script.
 	 * @return 0 if no longer held, else the token ({@code fence}) or 1
 	 */
 	private CompletableFuture<Long> extend(RedissonNode node, LockAttempt attempt, long ownerId, long leaseMillis,
@@ -165,9 +171,10 @@ enum HashLockForm implements RedissonLockForm {
 	}
 
 	/**
-	 * Cancels Redisson's waiting; once the last request that may have granted the lock has an outcome, releases under
-	 * the attempt's owner id (owner-checked, so never another's lock) in the background: once if it was granted, until
-	 * surely nothing is held if its outcome is unknown, not at all if it was refused.
+	 * Cancels Redisson's waiting; once the last request that may have granted the lock
+	 * has an outcome, releases under the attempt's owner id (owner-checked, so never
+	 * another's lock) in the background: once if it was granted, until surely nothing is
+	 * held if its outcome is unknown, not at all if it was refused.
 	 */
 	@Override
 	public void abandon(RedissonNode node, LockAttempt attempt, PendingAcquisition state) {

@@ -12,13 +12,15 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
- * One of this package's Lua scripts, read once from its {@code .lua} resource with the {@code redis} provider's
- * {@code prelude.lua} in front of it: the fencing rule ({@code next_token}: counter + 1, never below the server clock)
- * and {@code extend_to} are that provider's, so both Redis backends number and keep their locks the same way and the
- * rule is written once. Keys go in {@code KEYS}, everything
- * else in {@code ARGV}: nothing is spliced into the text. Redisson sends it by EVALSHA and loads it on NOSCRIPT
- * (its {@code useScriptCache}, on by default), so a script crosses the wire once per server. Arguments go as bytes:
- * a {@code byte[]} as it is (Redisson stores permit ids as raw bytes), anything else as its UTF-8 text.
+ * One of this package's Lua scripts, read once from its {@code .lua} resource with the
+ * {@code redis} provider's {@code prelude.lua} in front of it: the fencing rule
+ * ({@code next_token}: counter + 1, never below the server clock) and {@code extend_to}
+ * are that provider's, so both Redis backends number and keep their locks the same way
+ * and the rule is written once. Keys go in {@code KEYS}, everything else in {@code ARGV}:
+ * nothing is spliced into the text. Redisson sends it by EVALSHA and loads it on NOSCRIPT
+ * (its {@code useScriptCache}, on by default), so a script crosses the wire once per
+ * server. Arguments go as bytes: a {@code byte[]} as it is (Redisson stores permit ids as
+ * raw bytes), anything else as its UTF-8 text.
  */
 final class LuaScript {
 
@@ -62,8 +64,10 @@ final class LuaScript {
 			encoded[i] = (args[i] instanceof byte[]) ? args[i] : args[i].toString().getBytes(StandardCharsets.UTF_8);
 		}
 		RScript script = client.getScript(ByteArrayCodec.INSTANCE);
-		return script.<Long>evalAsync((String) keys.get(0), RScript.Mode.READ_WRITE, this.text,
-				RScript.ReturnType.LONG, keys, encoded).toCompletableFuture();
+		return script
+			.<Long>evalAsync((String) keys.get(0), RScript.Mode.READ_WRITE, this.text, RScript.ReturnType.LONG, keys,
+					encoded)
+			.toCompletableFuture();
 	}
 
 	@Override

@@ -6,10 +6,11 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition of the {@code redisson} provider, in progress or given up: its owner id, its deadlines
- * ({@link System#nanoTime()}: the end of its wait, and the latest moment any of its Redis calls may return), the
- * Redisson reply it waits for, and whether a grant was answered (with a SEMAPHORE's permit id), so that a cleanup
- * knows what may be held.
+ * One acquisition of the {@code redisson} provider, in progress or given up: its owner
+ * id, its deadlines ({@link System#nanoTime()}: the end of its wait, and the latest
+ * moment any of its Redis calls may return), the Redisson reply it waits for, and whether
+ * a grant was answered (with a SEMAPHORE's permit id), so that a cleanup knows what may
+ * be held.
  */
 final class PendingAcquisition {
 
@@ -48,7 +49,8 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Remembers a request that may grant the lock and that cannot be taken back once sent (a script).
+	 * Remembers a request that may grant the lock and that cannot be taken back once sent
+	 * (a script).
 	 * @param reply its reply
 	 * @return the reply
 	 */
@@ -87,10 +89,10 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Stops the acquisition: cancels Redisson's waiting, which then stops and itself releases a grant that reaches it
-	 * after.
-	 * @return the last request that may have granted the lock, complete once its outcome is known: its reply, or a
-	 * failure when it is unknown (no answer, cancelled)
+	 * Stops the acquisition: cancels Redisson's waiting, which then stops and itself
+	 * releases a grant that reaches it after.
+	 * @return the last request that may have granted the lock, complete once its outcome
+	 * is known: its reply, or a failure when it is unknown (no answer, cancelled)
 	 */
 	CompletableFuture<?> stop() {
 		CompletableFuture<?> reply = this.acquiring;

@@ -12,18 +12,19 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.api.RPermitExpirableSemaphore;
 
 /**
- * SEMAPHORE on Redisson's {@code RPermitExpirableSemaphore}: each permit has its own id and lease, renewed as
- * Redisson's {@code updateLeaseTime} does. The semaphore is created with the request's capacity when it does not exist
- * (with an expiry, unlike Redisson's {@code trySetPermits}); this form remembers the semaphores it created or was
- * granted a permit of, so that within half a fence retention it need not ask again.
+ * SEMAPHORE on Redisson's {@code RPermitExpirableSemaphore}: each permit has its own id
+ * and lease, renewed as Redisson's {@code updateLeaseTime} does. The semaphore is created
+ * with the request's capacity when it does not exist (with an expiry, unlike Redisson's
+ * {@code trySetPermits}); this form remembers the semaphores it created or was granted a
+ * permit of, so that within half a fence retention it need not ask again.
  */
 final class PermitForm implements RedissonLockForm {
 
 	private static final int MAX_REMEMBERED_SEMAPHORES = 10_000;
 
 	/**
-	 * Semaphores created or granted from, with when ({@code System.nanoTime()}): each of those extended the semaphore
-	 * to live at least the fence retention.
+	 * Semaphores created or granted from, with when ({@code System.nanoTime()}): each of
+	 * those extended the semaphore to live at least the fence retention.
 	 */
 	private final Map<String, Long> sizedSemaphores = new ConcurrentHashMap<>();
 
@@ -33,15 +34,18 @@ final class PermitForm implements RedissonLockForm {
 		String name = RedissonLockKeys.of(attempt).lock();
 		long leaseMillis = RedissonLockScripts.leaseMillis(attempt);
 		size(node, attempt, state, name, retentionMillis);
-		String permitId = RedissonNode.await(state.trackWait(RedissonNode.call(() -> semaphore(node, name)
-			.tryAcquireAsync(state.waitMillis(), leaseMillis, TimeUnit.MILLISECONDS))), state.deadline());
+		String permitId = RedissonNode.await(state.trackWait(RedissonNode
+			.call(() -> semaphore(node, name).tryAcquireAsync(state.waitMillis(), leaseMillis, TimeUnit.MILLISECONDS))),
+				state.deadline());
 		if (permitId == null) {
-			// ask again next time: the semaphore may have been deleted, and then it would never grant a permit
+			// ask again next time: the semaphore may have been deleted, and then it would
+			// never grant a permit
 			this.sizedSemaphores.remove(name);
 			return null;
 		}
 		state.granted(permitId);
-		// as for hash locks: restart the permit's lease with the token, counted from this request
+		// as for hash locks: restart the permit's lease with the token, counted from this
+		// request
 		attempt.markSent();
 		Long token = RedissonNode.await(extend(node, attempt, permitId, leaseMillis, true, retentionMillis),
 				state.deadline());
@@ -49,16 +53,19 @@ final class PermitForm implements RedissonLockForm {
 		return RedissonHeldLock.withToken(attempt, state.ownerId(), permitId, token);
 	}
 
-	/** Creates the semaphore with the request's capacity unless it exists; skipped while it is known to exist. */
+	/**
+	 * Creates the semaphore with the request's capacity unless it exists; skipped while
+	 * it is known to exist.
+	 */
 	private void size(RedissonNode node, LockAttempt attempt, PendingAcquisition state, String name,
 			long retentionMillis) throws Exception {
 		Long known = this.sizedSemaphores.get(name);
 		if (known != null && System.nanoTime() - known < TimeUnit.MILLISECONDS.toNanos(retentionMillis) / 2) {
 			return;
 		}
-		RedissonNode.await(node.eval(RedissonLockScripts.SIZE_SEMAPHORE, List.of(name),
-				String.valueOf(attempt.permits()),
-				RedissonLockScripts.retention(retentionMillis, RedissonLockScripts.leaseMillis(attempt))),
+		RedissonNode.await(
+				node.eval(RedissonLockScripts.SIZE_SEMAPHORE, List.of(name), String.valueOf(attempt.permits()),
+						RedissonLockScripts.retention(retentionMillis, RedissonLockScripts.leaseMillis(attempt))),
 				state.deadline());
 		remember(name);
 	}
@@ -77,8 +84,9 @@ final class PermitForm implements RedissonLockForm {
 	}
 
 	/**
-	 * Restarts a permit's lease while it is held, keeps the semaphore alive, optionally takes the next token. The
-	 * permit's expiry is the client's clock plus the lease, as Redisson scores its permits.
+	 * Restarts a permit's lease while it is held, keeps the semaphore alive, optionally
+	 * takes the next token. The permit's expiry is the client's clock plus the lease, as
+	 * Redisson scores its permits.
 	 * @return 0 if no longer held, else the token ({@code fence}) or 1
 	 */
 	private CompletableFuture<Long> extend(RedissonNode node, LockAttempt attempt, String permitId, long leaseMillis,
@@ -96,15 +104,18 @@ final class PermitForm implements RedissonLockForm {
 		return release(node, held.attempt(), held.permit());
 	}
 
-	/** {@code tryRelease}: {@code false} when the permit already expired, nothing to give back. */
+	/**
+	 * {@code tryRelease}: {@code false} when the permit already expired, nothing to give
+	 * back.
+	 */
 	private static CompletableFuture<Boolean> release(RedissonNode node, LockAttempt attempt, String permitId) {
-		return RedissonNode
-			.call(() -> semaphore(node, RedissonLockKeys.of(attempt).lock()).tryReleaseAsync(permitId));
+		return RedissonNode.call(() -> semaphore(node, RedissonLockKeys.of(attempt).lock()).tryReleaseAsync(permitId));
 	}
 
 	/**
-	 * Cancels Redisson's waiting (it then releases a permit that reaches it after) and gives back a permit whose grant
-	 * was answered. A permit whose reply never arrives cannot be named, and stays taken until its lease ends.
+	 * Cancels Redisson's waiting (it then releases a permit that reaches it after) and
+	 * gives back a permit whose grant was answered. A permit whose reply never arrives
+	 * cannot be named, and stays taken until its lease ends.
 	 */
 	@Override
 	public void abandon(RedissonNode node, LockAttempt attempt, PendingAcquisition state) {

@@ -14,10 +14,12 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call on every node of a quorum, sent to all at once and decided as soon as its outcome is known: a majority
- * said yes, so many said no or failed that a majority no longer can, or every node answered. Each reply counts only
- * if it comes by the round's deadline; a node that has not answered by then counts as failed. This is the one way
- * {@link RedissonQuorumLockProvider} waits for its nodes: acquiring, raising fences, renewing, releasing, health.
+ * One call on every node of a quorum, sent to all at once and decided as soon as its
+ * outcome is known: a majority said yes, so many said no or failed that a majority no
+ * longer can, or every node answered. Each reply counts only if it comes by the round's
+ * deadline; a node that has not answered by then counts as failed. This is the one way
+ * {@link RedissonQuorumLockProvider} waits for its nodes: acquiring, raising fences,
+ * renewing, releasing, health.
  *
  * @param <T> the reply's type
  */
@@ -111,7 +113,10 @@ final class QuorumRound<T> {
 		return this;
 	}
 
-	/** Undecided at the deadline: the nodes that did not answer count as failed, and later answers not at all. */
+	/**
+	 * Undecided at the deadline: the nodes that did not answer count as failed, and later
+	 * answers not at all.
+	 */
 	private synchronized void close() {
 		if (!this.decided.isDone()) {
 			this.closed = true;
@@ -125,7 +130,10 @@ final class QuorumRound<T> {
 		return this.granted.size() >= this.majority;
 	}
 
-	/** Whether so many nodes said no that a majority cannot say yes, whatever the others answer. */
+	/**
+	 * Whether so many nodes said no that a majority cannot say yes, whatever the others
+	 * answer.
+	 */
 	synchronized boolean isRefused() {
 		return this.no > this.size - this.majority;
 	}

@@ -7,8 +7,9 @@ import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock granted by a Redisson backend: the attempt, the synthetic owner id Redisson stored it under (as
- * {@code <client id>:<ownerId>}), the permit id of a SEMAPHORE and the fencing token.
+ * A lock granted by a Redisson backend: the attempt, the synthetic owner id Redisson
+ * stored it under (as {@code <client id>:<ownerId>}), the permit id of a SEMAPHORE and
+ * the fencing token.
  *
  * @param attempt the attempt it was granted to
  * @param ownerId the owner id passed to Redisson in place of a thread id
@@ -21,8 +22,9 @@ record RedissonHeldLock(LockAttempt attempt, long ownerId, @Nullable String perm
 	private static final AtomicLong ownerIds = new AtomicLong();
 
 	/**
-	 * A new synthetic owner id: unique in this JVM (hence per client, whose id Redisson puts in front) and negative,
-	 * so it never equals a thread id of code that uses the same client's locks the usual way.
+	 * A new synthetic owner id: unique in this JVM (hence per client, whose id Redisson
+	 * puts in front) and negative, so it never equals a thread id of code that uses the
+	 * same client's locks the usual way.
 	 * @return the id
 	 */
 	static long nextOwnerId() {
@@ -34,7 +36,8 @@ record RedissonHeldLock(LockAttempt attempt, long ownerId, @Nullable String perm
 	 * @param attempt the attempt
 	 * @param ownerId its owner id
 	 * @param permitId the permit of a SEMAPHORE, else {@code null}
-	 * @param token the reply of the script that took the token: 0 or {@code null} if the lock was gone by then
+	 * @param token the reply of the script that took the token: 0 or {@code null} if the
+	 * lock was gone by then
 	 * @return the held lock
 	 * @throws IllegalStateException if the lease ran out before the token could be taken
 	 */

@@ -12,9 +12,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * Countdown latches through Redisson's {@link RCountDownLatch}, named {@code redisson}: its count-down script deletes
- * the latch at zero and publishes on its channel, and its {@code await} waits on that channel. The latch object is
- * named {@code <name>:latch}; its count is set together with its expiry by one {@code SET NX PX} (a script, since
+ * Countdown latches through Redisson's {@link RCountDownLatch}, named {@code redisson}:
+ * its count-down script deletes the latch at zero and publishes on its channel, and its
+ * {@code await} waits on that channel. The latch object is named {@code <name>:latch};
+ * its count is set together with its expiry by one {@code SET NX PX} (a script, since
  * Redisson's {@code trySetCount} sets no expiry), so a latch never exists without one.
  *
  * @since 0.2.0
@@ -22,8 +23,8 @@ import org.redisson.client.codec.StringCodec;
 public final class RedissonLatchProvider implements LatchProvider {
 
 	/**
-	 * What {@code RCountDownLatch.trySetCount} stores (the count as a number), with its expiry in the same command
-	 * (SET NX PX).
+	 * What {@code RCountDownLatch.trySetCount} stores (the count as a number), with its
+	 * expiry in the same command (SET NX PX).
 	 */
 	private static final String SET_WITH_EXPIRY = """
 			if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -50,8 +51,8 @@ public final class RedissonLatchProvider implements LatchProvider {
 	@Override
 	public boolean trySetCount(String latch, long count, Duration expiry) {
 		Long set = this.client.getScript(StringCodec.INSTANCE)
-			.eval(name(latch), RScript.Mode.READ_WRITE, SET_WITH_EXPIRY, RScript.ReturnType.LONG,
-					List.of(name(latch)), Long.toString(count), Long.toString(Math.max(1, expiry.toMillis())));
+			.eval(name(latch), RScript.Mode.READ_WRITE, SET_WITH_EXPIRY, RScript.ReturnType.LONG, List.of(name(latch)),
+					Long.toString(count), Long.toString(Math.max(1, expiry.toMillis())));
 		return set != null && set == 1;
 	}
 
@@ -66,8 +67,9 @@ public final class RedissonLatchProvider implements LatchProvider {
 	}
 
 	/**
-	 * Waits with Redisson's own {@link RCountDownLatch#await(long, TimeUnit)}, again while the waiter's deadline has not
-	 * passed (Redisson's timer may end a wait a little early).
+	 * Waits with Redisson's own {@link RCountDownLatch#await(long, TimeUnit)}, again
+	 * while the waiter's deadline has not passed (Redisson's timer may end a wait a
+	 * little early).
 	 */
 	@Override
 	public boolean await(String latch, LatchWaiter waiter) throws InterruptedException {

@@ -6,26 +6,29 @@ import dev.distlock.core.spi.LockAttempt;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one lock type lives in Redisson: the strategy {@link RedissonLockProvider} picks by the attempt's type.
- * {@link HashLockForm} serves the types Redisson keeps as a lock hash owned by {@code <client id>:<owner id>} (MUTEX,
- * FAIR, READ, WRITE), {@link PermitForm} the SEMAPHORE, whose permits are owned by their permit ids. Every call
- * returns a reply the caller bounds; none blocks except {@link #acquire}, which waits at most until the acquisition's
- * deadline.
+ * How one lock type lives in Redisson: the strategy {@link RedissonLockProvider} picks by
+ * the attempt's type. {@link HashLockForm} serves the types Redisson keeps as a lock hash
+ * owned by {@code <client id>:<owner id>} (MUTEX, FAIR, READ, WRITE), {@link PermitForm}
+ * the SEMAPHORE, whose permits are owned by their permit ids. Every call returns a reply
+ * the caller bounds; none blocks except {@link #acquire}, which waits at most until the
+ * acquisition's deadline.
  */
 interface RedissonLockForm {
 
 	/**
-	 * Acquires, with Redisson's own waiting until the end of the acquisition's wait, then takes the fencing token in a
-	 * request that restarts the lease (marked as sent, so the lease is counted from it).
+	 * Acquires, with Redisson's own waiting until the end of the acquisition's wait, then
+	 * takes the fencing token in a request that restarts the lease (marked as sent, so
+	 * the lease is counted from it).
 	 * @param node the node
 	 * @param attempt what to acquire
 	 * @param state the acquisition's owner id and deadlines
 	 * @param retentionMillis the fence retention
-	 * @return the granted lock, or {@code null} if Redisson did not grant it within the wait
+	 * @return the granted lock, or {@code null} if Redisson did not grant it within the
+	 * wait
 	 * @throws Exception if a call failed or did not answer by the deadline
 	 */
-	@Nullable RedissonHeldLock acquire(RedissonNode node, LockAttempt attempt, PendingAcquisition state,
-			long retentionMillis) throws Exception;
+	@Nullable RedissonHeldLock acquire(RedissonNode node, LockAttempt attempt, PendingAcquisition state, long retentionMillis)
+			throws Exception;
 
 	/**
 	 * Restarts the lease of a held lock, only while its owner holds it.
@@ -46,8 +49,9 @@ interface RedissonLockForm {
 	CompletableFuture<Boolean> release(RedissonNode node, RedissonHeldLock held);
 
 	/**
-	 * Cleans up in the background after an acquisition that was given up: stops Redisson's waiting and releases what
-	 * the acquisition holds or may still be granted, with its own owner id (or permit id).
+	 * Cleans up in the background after an acquisition that was given up: stops
+	 * Redisson's waiting and releases what the acquisition holds or may still be granted,
+	 * with its own owner id (or permit id).
 	 * @param node the node
 	 * @param attempt the attempt
 	 * @param state what it may have taken

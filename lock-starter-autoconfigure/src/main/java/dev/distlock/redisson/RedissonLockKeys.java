@@ -7,17 +7,20 @@ import dev.distlock.core.spi.LockAttempt;
 import org.redisson.RedissonObject;
 
 /**
- * The Redis names of one lock of the Redisson backends. Each lock type has a namespace of its own that no user key
- * can forge: every name starts with the hash tag {@code {<key>}}, in which {@code %} and {@code }} are
- * percent-encoded ({@code %25}, {@code %7D}), so the tag always ends where the key ends and the type suffix after it
- * cannot be part of a key. (Without this, MUTEX {@code doc:7:rw} and READ/WRITE {@code doc:7} shared one hash, and
- * releasing the MUTEX deleted the readers.) The encoding is injective and leaves ordinary keys readable:
- * {@code lock:orders:42} becomes {@code {lock:orders:42}:redisson:mutex}. Because the name holds a {@code {...}},
- * Redisson derives its own names from it ({@code redisson_lock__channel:<name>}, {@code <name>:timeout}, ...)
- * without adding braces, so every key of one lock hashes to the same Redis Cluster slot.
+ * The Redis names of one lock of the Redisson backends. Each lock type has a namespace of
+ * its own that no user key can forge: every name starts with the hash tag
+ * {@code {<key>}}, in which {@code %} and {@code }} are percent-encoded ({@code %25},
+ * {@code %7D}), so the tag always ends where the key ends and the type suffix after it
+ * cannot be part of a key. (Without this, MUTEX {@code doc:7:rw} and READ/WRITE
+ * {@code doc:7} shared one hash, and releasing the MUTEX deleted the readers.) The
+ * encoding is injective and leaves ordinary keys readable: {@code lock:orders:42} becomes
+ * {@code {lock:orders:42}:redisson:mutex}. Because the name holds a {@code {...}},
+ * Redisson derives its own names from it ({@code redisson_lock__channel:<name>},
+ * {@code <name>:timeout}, ...) without adding braces, so every key of one lock hashes to
+ * the same Redis Cluster slot.
  * <p>
- * The {@code redisson} infix keeps these locks apart from the {@code redis} provider's ({@code {key}:mutex}), which
- * stores other data types under similar names.
+ * The {@code redisson} infix keeps these locks apart from the {@code redis} provider's
+ * ({@code {key}:mutex}), which stores other data types under similar names.
  */
 final class RedissonLockKeys {
 
@@ -70,15 +73,18 @@ final class RedissonLockKeys {
 	}
 
 	/**
-	 * The name of the Redisson object behind the lock: the hash of a MUTEX, FAIR or READ/WRITE lock, the permit count
-	 * of a SEMAPHORE.
+	 * The name of the Redisson object behind the lock: the hash of a MUTEX, FAIR or
+	 * READ/WRITE lock, the permit count of a SEMAPHORE.
 	 * @return the name
 	 */
 	String lock() {
 		return this.lock;
 	}
 
-	/** The fencing counter of the key, shared by its lock types (each type's tokens still increase), in its slot. */
+	/**
+	 * The fencing counter of the key, shared by its lock types (each type's tokens still
+	 * increase), in its slot.
+	 */
 	String fence() {
 		return this.fence;
 	}
@@ -93,13 +99,17 @@ final class RedissonLockKeys {
 		return RedissonObject.prefixName("redisson_lock_timeout", this.lock);
 	}
 
-	/** Redisson's permits of a SEMAPHORE by expiry (a sorted set permit id → expiry in epoch ms). */
+	/**
+	 * Redisson's permits of a SEMAPHORE by expiry (a sorted set permit id → expiry in
+	 * epoch ms).
+	 */
 	String permitTimeouts() {
 		return RedissonObject.suffixName(this.lock, "timeout");
 	}
 
 	/**
-	 * Where Redisson keeps the per-hold timeouts of one reader of a READ/WRITE lock: this, then {@code :<n>}.
+	 * Where Redisson keeps the per-hold timeouts of one reader of a READ/WRITE lock:
+	 * this, then {@code :<n>}.
 	 * @param holder the reader's field
 	 * @return the prefix
 	 */
@@ -108,8 +118,8 @@ final class RedissonLockKeys {
 	}
 
 	/**
-	 * The field Redisson stores a holder under in the lock's hash: {@code <client id>:<owner id>}, and
-	 * {@code :write} after it for a writer.
+	 * The field Redisson stores a holder under in the lock's hash:
+	 * {@code <client id>:<owner id>}, and {@code :write} after it for a writer.
 	 * @param clientId the Redisson client's id
 	 * @param ownerId the synthetic owner id
 	 * @param type the lock type
@@ -121,8 +131,8 @@ final class RedissonLockKeys {
 	}
 
 	/**
-	 * The keys that make up the lock's state while held or waited for (not the fencing counter; not a reader's
-	 * per-hold keys).
+	 * The keys that make up the lock's state while held or waited for (not the fencing
+	 * counter; not a reader's per-hold keys).
 	 * @return the keys
 	 */
 	List<String> lockState() {

@@ -19,62 +19,81 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
- * The {@code redisson} backend: distributed locks on an application's {@link RedissonClient}, made of Redisson's own
- * lock objects, so their key layouts, scripts and waiting (pub/sub on the lock's channel, the fair queue) are
- * Redisson's, while ownership, leases, renewal and fencing follow distlock's contract. Each lock type has its own
- * namespace ({@code {<key>}:redisson:<type>}, see {@link RedissonLockKeys}), so no key a user supplies can reach
- * another type's lock. One lock key {@code K} maps to:
+ * The {@code redisson} backend: distributed locks on an application's
+ * {@link RedissonClient}, made of Redisson's own lock objects, so their key layouts,
+ * scripts and waiting (pub/sub on the lock's channel, the fair queue) are Redisson's,
+ * while ownership, leases, renewal and fencing follow distlock's contract. Each lock type
+ * has its own namespace ({@code {<key>}:redisson:<type>}, see {@link RedissonLockKeys}),
+ * so no key a user supplies can reach another type's lock. One lock key {@code K} maps
+ * to:
  * <ul>
- * <li>MUTEX: a Redisson lock hash {@code {K}:redisson:mutex} (a plain {@code RLock} of that name excludes it too);</li>
+ * <li>MUTEX: a Redisson lock hash {@code {K}:redisson:mutex} (a plain {@code RLock} of
+ * that name excludes it too);</li>
  * <li>FAIR: Redisson's fair lock on {@code {K}:redisson:fair};</li>
- * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on {@code {K}:redisson:rw};</li>
- * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code {K}:redisson:semaphore}. Plain {@code RSemaphore} is not
- * used: its permits have no owner and no lease, so a permit taken by a process that dies never comes back. Each
- * permit of the permit-expirable semaphore has its own lease, renewed as Redisson's {@code updateLeaseTime} does.
- * Its capacity is set to the request's {@code permits} when the semaphore does not exist: the first request fixes the
- * capacity, and a request asking for a different number shares the capacity already set (change it with Redisson's
- * {@code setPermits}, or let the semaphore expire, a fence retention after its last use). Redisson stamps a permit's
- * expiry with the acquiring client's wall clock, so skewed clocks shorten or lengthen other holders' permits: keep
- * them synchronized.</li>
+ * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on
+ * {@code {K}:redisson:rw};</li>
+ * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code {K}:redisson:semaphore}.
+ * Plain {@code RSemaphore} is not used: its permits have no owner and no lease, so a
+ * permit taken by a process that dies never comes back. Each permit of the
+ * permit-expirable semaphore has its own lease, renewed as Redisson's
+ * {@code updateLeaseTime} does. Its capacity is set to the request's {@code permits} when
+ * the semaphore does not exist: the first request fixes the capacity, and a request
+ * asking for a different number shares the capacity already set (change it with
+ * Redisson's {@code setPermits}, or let the semaphore expire, a fence retention after its
+ * last use). Redisson stamps a permit's expiry with the acquiring client's wall clock, so
+ * skewed clocks shorten or lengthen other holders' permits: keep them synchronized.</li>
  * </ul>
  * <p>
- * <b>Ownership by lease, not by thread.</b> Redisson ties a lock to {@code <client id>:<thread id>}. This provider
- * passes a synthetic owner id instead of the thread id, through Redisson's explicit-id methods
- * ({@code tryLockAsync(wait, lease, unit, id)}, {@code unlockAsync(id)}): a new one for every acquisition, unique in
- * this JVM and negative, so it can never coincide with the thread id of code that uses the same client's locks the
- * usual way. A lease is therefore released from any thread, including virtual threads.
+ * <b>Ownership by lease, not by thread.</b> Redisson ties a lock to
+ * {@code <client id>:<thread id>}. This provider passes a synthetic owner id instead of
+ * the thread id, through Redisson's explicit-id methods
+ * ({@code tryLockAsync(wait, lease, unit, id)}, {@code unlockAsync(id)}): a new one for
+ * every acquisition, unique in this JVM and negative, so it can never coincide with the
+ * thread id of code that uses the same client's locks the usual way. A lease is therefore
+ * released from any thread, including virtual threads.
  * <p>
- * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's {@code leaseTime} (whole milliseconds,
- * rounded up), which keeps Redisson's own watchdog off; renewal is the core's {@code LeaseRenewer} calling
- * {@link #renewAll}, which extends each lease only while its owner still holds the lock (an owner-checked Lua script
- * on Redisson's layout; for a permit as Redisson's {@code updateLeaseTime} does) and otherwise reports it lost. The
- * core counts a lease from when the request that granted it was sent ({@link LockAttempt#markSent()}), never from the
- * reply. When Redisson waits, the grant comes from one of the
- * requests it sends while waiting, which distlock cannot see; so the script that then takes the fencing token also
- * restarts the lease on the server, and the lease is counted from that request.
+ * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's
+ * {@code leaseTime} (whole milliseconds, rounded up), which keeps Redisson's own watchdog
+ * off; renewal is the core's {@code LeaseRenewer} calling {@link #renewAll}, which
+ * extends each lease only while its owner still holds the lock (an owner-checked Lua
+ * script on Redisson's layout; for a permit as Redisson's {@code updateLeaseTime} does)
+ * and otherwise reports it lost. The core counts a lease from when the request that
+ * granted it was sent ({@link LockAttempt#markSent()}), never from the reply. When
+ * Redisson waits, the grant comes from one of the requests it sends while waiting, which
+ * distlock cannot see; so the script that then takes the fencing token also restarts the
+ * lease on the server, and the lease is counted from that request.
  * <p>
- * <b>Timeouts.</b> Every Redis call of one acquisition shares one deadline, {@link LockAttempt#deadlineNanos()} (the
- * end of its wait plus {@code distlock.call-timeout}), and a renewal, a release or a health check gets the provider's
- * call timeout, whatever the client's own timeouts and retries: with Redis down, or the network to it silent, a call
- * ends by then. A grant whose reply comes too late, or never, is released in the background with its own owner id
- * (see {@link #abandon}), so nothing asked for while Redis could not answer stays held once it can.
+ * <b>Timeouts.</b> Every Redis call of one acquisition shares one deadline,
+ * {@link LockAttempt#deadlineNanos()} (the end of its wait plus
+ * {@code distlock.call-timeout}), and a renewal, a release or a health check gets the
+ * provider's call timeout, whatever the client's own timeouts and retries: with Redis
+ * down, or the network to it silent, a call ends by then. A grant whose reply comes too
+ * late, or never, is released in the background with its own owner id (see
+ * {@link #abandon}), so nothing asked for while Redis could not answer stays held once it
+ * can.
  * <p>
- * <b>Fencing.</b> Every type takes its token from the key's counter {@code {K}:redisson:fence}, as
- * {@code max(counter + 1, server time in microseconds)}: a MUTEX inside its acquire script (one round trip), the
- * others right after Redisson granted them, in the script that restarts the lease, only while the owner still holds
- * the lock (one more round trip). A hold that begins after another ended therefore gets a larger token. The clock floor
- * keeps tokens rising when the counter is lost (a restart without persistence, a failover that lost the last writes),
- * so the counter expires {@link #setFenceRetention fence retention} after the key's last grant; it only matters while
- * the server clock could lag it. Nothing this provider writes lives without an expiry: lock hashes carry the lease,
- * counters and semaphores the retention (at least the longest lease).
+ * <b>Fencing.</b> Every type takes its token from the key's counter
+ * {@code {K}:redisson:fence}, as {@code max(counter + 1, server time in microseconds)}: a
+ * MUTEX inside its acquire script (one round trip), the others right after Redisson
+ * granted them, in the script that restarts the lease, only while the owner still holds
+ * the lock (one more round trip). A hold that begins after another ended therefore gets a
+ * larger token. The clock floor keeps tokens rising when the counter is lost (a restart
+ * without persistence, a failover that lost the last writes), so the counter expires
+ * {@link #setFenceRetention fence retention} after the key's last grant; it only matters
+ * while the server clock could lag it. Nothing this provider writes lives without an
+ * expiry: lock hashes carry the lease, counters and semaphores the retention (at least
+ * the longest lease).
  * <p>
- * What differs by type (Redisson's object, its acquisition, renewal, release and cleanup) is a strategy:
- * {@code HashLockForm} for the hash locks, {@code PermitForm} for the semaphore; the calls on the client are
- * {@code RedissonNode}'s, shared with {@link RedissonQuorumLockProvider}.
+ * What differs by type (Redisson's object, its acquisition, renewal, release and cleanup)
+ * is a strategy: {@code HashLockForm} for the hash locks, {@code PermitForm} for the
+ * semaphore; the calls on the client are {@code RedissonNode}'s, shared with
+ * {@link RedissonQuorumLockProvider}.
  * <p>
- * Caveats: Redisson parks a fair-lock waiter in the queue for up to {@code Config.fairLockWaitTimeout} (5 minutes by
- * default), so a waiting process that dies can hold up a FAIR key that long; lower it in Redisson's configuration.
- * A waiter that distlock gives up on leaves the queue at once. A custom Redisson {@code NameMapper} is not supported.
+ * Caveats: Redisson parks a fair-lock waiter in the queue for up to
+ * {@code Config.fairLockWaitTimeout} (5 minutes by default), so a waiting process that
+ * dies can hold up a FAIR key that long; lower it in Redisson's configuration. A waiter
+ * that distlock gives up on leaves the queue at once. A custom Redisson
+ * {@code NameMapper} is not supported.
  *
  * @since 0.1.0
  */
@@ -112,9 +131,9 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	/**
 	 * Creates a provider.
 	 * @param client the Redisson client
-	 * @param callTimeout the longest one renewal, release or health check may take, whatever the client's own
-	 * timeouts and retries ({@code distlock.call-timeout}); an acquisition's calls end by
-	 * {@link LockAttempt#deadlineNanos()}
+	 * @param callTimeout the longest one renewal, release or health check may take,
+	 * whatever the client's own timeouts and retries ({@code distlock.call-timeout}); an
+	 * acquisition's calls end by {@link LockAttempt#deadlineNanos()}
 	 */
 	public RedissonLockProvider(RedissonClient client, Duration callTimeout) {
 		if (callTimeout.isNegative() || callTimeout.isZero()) {
@@ -125,11 +144,12 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * Sets how long a key's fencing counter (and a semaphore nobody uses) is kept after its last grant or renewal; at
-	 * least the lease of a lock that outlives it. Tokens stay above the server clock in microseconds, so a counter
-	 * that is gone only matters if the server clock stepped back further than this since the key's last grant: keep it
-	 * above any step back the server's clock may take; each key locked within it costs one small string in Redis
-	 * (~90 bytes). Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * Sets how long a key's fencing counter (and a semaphore nobody uses) is kept after
+	 * its last grant or renewal; at least the lease of a lock that outlives it. Tokens
+	 * stay above the server clock in microseconds, so a counter that is gone only matters
+	 * if the server clock stepped back further than this since the key's last grant: keep
+	 * it above any step back the server's clock may take; each key locked within it costs
+	 * one small string in Redis (~90 bytes). Default {@link #DEFAULT_FENCE_RETENTION}.
 	 * @param fenceRetention the retention, at least 1 ms
 	 */
 	public void setFenceRetention(Duration fenceRetention) {
@@ -163,9 +183,10 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * Acquires with Redisson's own waiting (pub/sub on the lock's channel, the fair queue), up to the waiter's
-	 * deadline; every Redis call it makes ends by the attempt's {@link LockAttempt#deadlineNanos() deadline}, however
-	 * many calls the lock type needs.
+	 * Acquires with Redisson's own waiting (pub/sub on the lock's channel, the fair
+	 * queue), up to the waiter's deadline; every Redis call it makes ends by the
+	 * attempt's {@link LockAttempt#deadlineNanos() deadline}, however many calls the lock
+	 * type needs.
 	 */
 	@Override
 	public @Nullable RedissonHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
@@ -178,8 +199,10 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 			form.abandon(this.node, attempt, previous);
 		}
 		RedissonHeldLock held = form.acquire(this.node, attempt, state, this.fenceRetentionMillis);
-		// granted, or a definite "no" from Redisson, which then holds nothing for the owner and has taken it out of
-		// the fair queue itself: nothing is left to abandon; only a failure leaves the attempt pending
+		// granted, or a definite "no" from Redisson, which then holds nothing for the
+		// owner and has taken it out of
+		// the fair queue itself: nothing is left to abandon; only a failure leaves the
+		// attempt pending
 		this.pending.remove(attempt, state);
 		return held;
 	}
@@ -190,8 +213,8 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * Sends every renewal at once and waits for their replies until one call timeout from now: each lease stands or
-	 * falls on its own reply.
+	 * Sends every renewal at once and waits for their replies until one call timeout from
+	 * now: each lease stands or falls on its own reply.
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<RedissonHeldLock> locks, Duration lease) {
@@ -219,9 +242,10 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * Releases if the owner still holds the lock; no longer held is a no-op. Ends within the call timeout; a release
-	 * whose outcome stays unknown (no answer, the client gave up) is sent again in the background until Redis answers,
-	 * so the lock frees once Redis can be reached again rather than at its lease end.
+	 * Releases if the owner still holds the lock; no longer held is a no-op. Ends within
+	 * the call timeout; a release whose outcome stays unknown (no answer, the client gave
+	 * up) is sent again in the background until Redis answers, so the lock frees once
+	 * Redis can be reached again rather than at its lease end.
 	 */
 	@Override
 	public void release(RedissonHeldLock held) throws Exception {
@@ -237,12 +261,14 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * Releases whatever the attempt's owner id may hold (owner-checked, so never another's lock) and leaves the fair
-	 * queue, in the background and again until a grant still on its way is surely released: a reply that came too
-	 * late or not at all leaves nothing held once Redis answers again. If Redisson is still working on the attempt (a
-	 * wait that outlives an interrupt, a slow reply), its future is cancelled: Redisson then stops waiting and itself
-	 * releases a grant that reaches it after that. A SEMAPHORE permit whose reply never arrives cannot be named, and
-	 * stays taken until its lease ends.
+	 * Releases whatever the attempt's owner id may hold (owner-checked, so never
+	 * another's lock) and leaves the fair queue, in the background and again until a
+	 * grant still on its way is surely released: a reply that came too late or not at all
+	 * leaves nothing held once Redis answers again. If Redisson is still working on the
+	 * attempt (a wait that outlives an interrupt, a slow reply), its future is cancelled:
+	 * Redisson then stops waiting and itself releases a grant that reaches it after that.
+	 * A SEMAPHORE permit whose reply never arrives cannot be named, and stays taken until
+	 * its lease ends.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
@@ -253,8 +279,8 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 	}
 
 	/**
-	 * Health check for indicators and the locks endpoint: an {@code EXISTS} on the probe's key, which writes nothing,
-	 * bounded by the call timeout.
+	 * Health check for indicators and the locks endpoint: an {@code EXISTS} on the
+	 * probe's key, which writes nothing, bounded by the call timeout.
 	 * @param probe the probe; only its key is read
 	 */
 	@Override

@@ -5,21 +5,27 @@ import java.time.Duration;
 import dev.distlock.core.spi.LockAttempt;
 
 /**
- * The Lua scripts both Redisson providers run on Redisson's layouts (names from {@link RedissonLockKeys}), each loaded
- * once, and the conventions of their arguments: durations in milliseconds, and how long a fencing counter lives.
+ * The Lua scripts both Redisson providers run on Redisson's layouts (names from
+ * {@link RedissonLockKeys}), each loaded once, and the conventions of their arguments:
+ * durations in milliseconds, and how long a fencing counter lives.
  */
 final class RedissonLockScripts {
 
 	/** MUTEX acquire with its fencing token, on Redisson's lock layout. */
 	static final LuaScript ACQUIRE_MUTEX = LuaScript.load("acquire-mutex.lua");
 
-	/** Restarts a hash lock's lease if the owner holds it, optionally taking the token. */
+	/**
+	 * Restarts a hash lock's lease if the owner holds it, optionally taking the token.
+	 */
 	static final LuaScript EXTEND_HASH = LuaScript.load("extend-hash.lua");
 
 	/** Restarts a reader's lease if it holds the lock, optionally taking the token. */
 	static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua");
 
-	/** Restarts a permit's lease if it is held, keeps the semaphore alive, optionally takes the token. */
+	/**
+	 * Restarts a permit's lease if it is held, keeps the semaphore alive, optionally
+	 * takes the token.
+	 */
 	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua");
 
 	/** Creates a semaphore with its capacity and an expiry. */
@@ -28,7 +34,10 @@ final class RedissonLockScripts {
 	/** Takes an abandoned waiter out of a fair lock's queue. */
 	static final LuaScript LEAVE_FAIR_QUEUE = LuaScript.load("leave-fair-queue.lua");
 
-	/** Quorum lock: lifts a node's counter to the quorum's token while the owner holds the node's lock. */
+	/**
+	 * Quorum lock: lifts a node's counter to the quorum's token while the owner holds the
+	 * node's lock.
+	 */
 	static final LuaScript RAISE_FENCE = LuaScript.load("raise-fence.lua");
 
 	/** Default fence retention of both providers. */
@@ -38,8 +47,9 @@ final class RedissonLockScripts {
 	}
 
 	/**
-	 * How long a counter (or a semaphore) lives after a grant: the fence retention, or the lease if that is longer,
-	 * so that it never goes while the lock it numbers is held.
+	 * How long a counter (or a semaphore) lives after a grant: the fence retention, or
+	 * the lease if that is longer, so that it never goes while the lock it numbers is
+	 * held.
 	 * @param retentionMillis the fence retention
 	 * @param leaseMillis the lease
 	 * @return the script argument
@@ -62,8 +72,9 @@ final class RedissonLockScripts {
 	}
 
 	/**
-	 * A duration as a script argument: milliseconds, at least 1, and far-future for one too long to count in them.
-	 * A fraction of a millisecond is rounded up: Redis keeps a lease no shorter than the one the holder counts.
+	 * A duration as a script argument: milliseconds, at least 1, and far-future for one
+	 * too long to count in them. A fraction of a millisecond is rounded up: Redis keeps a
+	 * lease no shorter than the one the holder counts.
 	 * @param duration the duration
 	 * @return the milliseconds
 	 */

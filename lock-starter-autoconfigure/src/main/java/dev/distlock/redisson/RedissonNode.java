@@ -20,25 +20,33 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisConnectionException;
 
 /**
- * One Redis deployment reached through one {@link RedissonClient}, as both Redisson providers use it: the application's
- * client for {@code redisson} (whatever deployment it talks to), one client per independent server for
- * {@code redisson-quorum}. It makes the calls both need on Redisson's lock layout (the scripts, Redisson's unlock, the
- * health probe), bounds a reply by a deadline without touching Redisson's own future (so a reply that comes later is
- * still seen), and releases in the background what an owner may hold after an acquisition whose reply did not come in
- * time: a late grant is released with its own owner id, never left to its lease.
+ * One Redis deployment reached through one {@link RedissonClient}, as both Redisson
+ * providers use it: the application's client for {@code redisson} (whatever deployment it
+ * talks to), one client per independent server for {@code redisson-quorum}. It makes the
+ * calls both need on Redisson's lock layout (the scripts, Redisson's unlock, the health
+ * probe), bounds a reply by a deadline without touching Redisson's own future (so a reply
+ * that comes later is still seen), and releases in the background what an owner may hold
+ * after an acquisition whose reply did not come in time: a late grant is released with
+ * its own owner id, never left to its lease.
  */
 final class RedissonNode {
 
 	private static final Log logger = LogFactory.getLog(RedissonNode.class);
 
-	/** How many "not held" answers in a row end the release of an acquisition whose outcome is unknown. */
+	/**
+	 * How many "not held" answers in a row end the release of an acquisition whose
+	 * outcome is unknown.
+	 */
 	private static final int CONFIRMATIONS_OF_UNKNOWN = 2;
 
 	private final RedissonClient client;
 
 	private final String clientId;
 
-	/** How long a background release waits before asking again after a failure or a "not held" to confirm. */
+	/**
+	 * How long a background release waits before asking again after a failure or a "not
+	 * held" to confirm.
+	 */
 	private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	RedissonNode(RedissonClient client) {
@@ -72,7 +80,8 @@ final class RedissonNode {
 	}
 
 	/**
-	 * One MUTEX try with {@link RedissonLockScripts#ACQUIRE_MUTEX}, which also takes the fencing token.
+	 * One MUTEX try with {@link RedissonLockScripts#ACQUIRE_MUTEX}, which also takes the
+	 * fencing token.
 	 * @param keys the lock's names
 	 * @param ownerId the owner id
 	 * @param leaseMillis the lease
@@ -115,16 +124,20 @@ final class RedissonNode {
 	}
 
 	/**
-	 * Releases in the background what an owner may hold after its acquisition was given up, once the request that may
-	 * have granted it has an outcome (the client answered or gave up on it): repeats an owner-checked release, one at a
-	 * time, until it answers "not held" {@code confirmations} times in a row, or until {@code untilNanos}, when the
-	 * lease has ended anyway. A grant whose request was still held by a silent network when the client gave up on it
-	 * runs when the network heals, together with everything else held back, perhaps after a release sent in the
-	 * silence: so after a "not held" answer the next release is sent a second later, when whatever was held back has
-	 * arrived, and a release that fails is sent again a second later.
-	 * @param release one owner-checked release: {@code true} if it freed a hold, {@code false} if nothing was held
-	 * @param confirmations "not held" answers in a row that end it: 1 when the grant was answered (it ran), more when
-	 * its outcome is unknown
+	 * Releases in the background what an owner may hold after its acquisition was given
+	 * up, once the request that may have granted it has an outcome (the client answered
+	 * or gave up on it): repeats an owner-checked release, one at a time, until it
+	 * answers "not held" {@code confirmations} times in a row, or until
+	 * {@code untilNanos}, when the lease has ended anyway. A grant whose request was
+	 * still held by a silent network when the client gave up on it runs when the network
+	 * heals, together with everything else held back, perhaps after a release sent in the
+	 * silence: so after a "not held" answer the next release is sent a second later, when
+	 * whatever was held back has arrived, and a release that fails is sent again a second
+	 * later.
+	 * @param release one owner-checked release: {@code true} if it freed a hold,
+	 * {@code false} if nothing was held
+	 * @param confirmations "not held" answers in a row that end it: 1 when the grant was
+	 * answered (it ran), more when its outcome is unknown
 	 * @param untilNanos when to stop ({@link System#nanoTime()})
 	 * @param what what is released, for the log
 	 */
@@ -162,7 +175,8 @@ final class RedissonNode {
 	}
 
 	/**
-	 * Starts a call; a call that throws at once fails the same way as one whose reply failed.
+	 * Starts a call; a call that throws at once fails the same way as one whose reply
+	 * failed.
 	 * @param call the call
 	 * @return its reply
 	 */
@@ -176,8 +190,8 @@ final class RedissonNode {
 	}
 
 	/**
-	 * A reply bounded by a deadline: fails with a {@link TimeoutException} then, while Redisson's own future is left
-	 * to complete (or fail) on its own.
+	 * A reply bounded by a deadline: fails with a {@link TimeoutException} then, while
+	 * Redisson's own future is left to complete (or fail) on its own.
 	 * @param reply the reply
 	 * @param deadlineNanos the deadline ({@link System#nanoTime()})
 	 * @return the bounded reply
@@ -207,7 +221,8 @@ final class RedissonNode {
 			throw ex;
 		}
 		catch (TimeoutException ex) {
-			throw new TimeoutException("Redis did not answer in time (distlock.call-timeout, or the wait time plus it)");
+			throw new TimeoutException(
+					"Redis did not answer in time (distlock.call-timeout, or the wait time plus it)");
 		}
 	}
 
@@ -226,7 +241,8 @@ final class RedissonNode {
 	}
 
 	/**
-	 * Whether a call failed because the client could not connect, so its command never reached Redis.
+	 * Whether a call failed because the client could not connect, so its command never
+	 * reached Redis.
 	 * @param ex the call's failure
 	 * @return {@code true} if nothing was sent
 	 */

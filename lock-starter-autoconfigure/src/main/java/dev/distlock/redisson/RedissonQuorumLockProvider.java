@@ -27,39 +27,50 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The {@code redisson-quorum} backend: a MUTEX held on a majority of several independent Redis servers, in the manner
- * of Redlock. An attempt asks every node at once for a Redisson lock of the key (no waiting on a node, each
- * node bounded by the node timeout) and holds the lock if a majority granted it while time is left:
- * {@code validity = node lease - elapsed - drift > 0}, with {@code drift = lease / 100 + 2 ms} for clock-rate
- * differences. Each node's lease is the attempt's lease plus that drift, so the lease the core counts from the moment
- * it sent the request always ends before a majority of nodes let go. Otherwise the attempt releases every node and the
- * core's wait loop tries again with backoff until the wait deadline. When more nodes fail than a quorum can spare,
- * the attempt fails at once (a {@code LockAcquisitionException}), never waiting out the deadline on a dead quorum.
- * Renewal extends the lease on every node that still holds it and succeeds while that is a majority, each lease of a
- * batch on its own; release and abandonment release every node (owner-checked). Every call waits for its nodes one
- * way ({@code QuorumRound}), at most a node timeout, and an acquisition's calls also end by the attempt's
- * {@link LockAttempt#deadlineNanos() deadline}; a node's grant that comes too late, or whose reply never comes, is
- * released there in the background with its own owner id.
+ * The {@code redisson-quorum} backend: a MUTEX held on a majority of several independent
+ * Redis servers, in the manner of Redlock. An attempt asks every node at once for a
+ * Redisson lock of the key (no waiting on a node, each node bounded by the node timeout)
+ * and holds the lock if a majority granted it while time is left:
+ * {@code validity = node lease - elapsed - drift > 0}, with
+ * {@code drift = lease / 100 + 2 ms} for clock-rate differences. Each node's lease is the
+ * attempt's lease plus that drift, so the lease the core counts from the moment it sent
+ * the request always ends before a majority of nodes let go. Otherwise the attempt
+ * releases every node and the core's wait loop tries again with backoff until the wait
+ * deadline. When more nodes fail than a quorum can spare, the attempt fails at once (a
+ * {@code LockAcquisitionException}), never waiting out the deadline on a dead quorum.
+ * Renewal extends the lease on every node that still holds it and succeeds while that is
+ * a majority, each lease of a batch on its own; release and abandonment release every
+ * node (owner-checked). Every call waits for its nodes one way ({@code QuorumRound}), at
+ * most a node timeout, and an acquisition's calls also end by the attempt's
+ * {@link LockAttempt#deadlineNanos() deadline}; a node's grant that comes too late, or
+ * whose reply never comes, is released there in the background with its own owner id.
  * <p>
- * <b>Fencing.</b> Each node takes a token inside its acquire script, {@code max(counter + 1, node clock in
- * microseconds)} (the {@code redisson} provider's script and key names); the quorum's token is the largest its
- * majority returned. When fewer than a majority returned that largest value, a second step lifts the lagging counters
- * to it on the nodes still held, and the lock counts as granted only if afterwards a majority of nodes carry a counter
- * at least the token. Any later majority overlaps that one, and its next token there exceeds the token. A node that
- * lost its counter (restarted without persistence, or the counter expired {@link #setFenceRetention fence retention}
- * after the key's last grant) falls back on its clock, so tokens still rise unless the clocks of a later majority lag
- * the last token by more than the time since it was handed out: keep the nodes' clocks synchronized. Restart a
- * crashed node only after the longest lease has passed (it forgets its locks).
+ * <b>Fencing.</b> Each node takes a token inside its acquire script,
+ * {@code max(counter + 1, node clock in
+ * microseconds)} (the {@code redisson} provider's script and key names); the quorum's
+ * token is the largest its majority returned. When fewer than a majority returned that
+ * largest value, a second step lifts the lagging counters to it on the nodes still held,
+ * and the lock counts as granted only if afterwards a majority of nodes carry a counter
+ * at least the token. Any later majority overlaps that one, and its next token there
+ * exceeds the token. A node that lost its counter (restarted without persistence, or the
+ * counter expired {@link #setFenceRetention fence retention} after the key's last grant)
+ * falls back on its clock, so tokens still rise unless the clocks of a later majority lag
+ * the last token by more than the time since it was handed out: keep the nodes' clocks
+ * synchronized. Restart a crashed node only after the longest lease has passed (it
+ * forgets its locks).
  * <p>
- * <b>What this does and does not promise.</b> Redisson deprecated its own {@code RedissonRedLock}: the algorithm is
- * safe only under timing assumptions (bounded network delay, bounded process pauses, clocks that advance at about the
- * same rate) that real systems break, as Martin Kleppmann showed; a garbage-collection pause or a node's clock jump
- * can leave two holders that both believe they hold the lock. Redisson points to {@code RLock} and
- * {@code RFencedLock} instead, on a replicated deployment where its replica-synchronization check hands out a lock
- * only once replicas have it (see the {@code redisson} provider). This provider keeps the quorum because
- * it survives the loss of a minority of independent servers without failover, but it promises only what Redlock
- * promises: mutual exclusion while those timing assumptions hold. It does not promise safety across pauses or clock
- * jumps: a resource that must never accept a stale holder's write must check the fencing token.
+ * <b>What this does and does not promise.</b> Redisson deprecated its own
+ * {@code RedissonRedLock}: the algorithm is safe only under timing assumptions (bounded
+ * network delay, bounded process pauses, clocks that advance at about the same rate) that
+ * real systems break, as Martin Kleppmann showed; a garbage-collection pause or a node's
+ * clock jump can leave two holders that both believe they hold the lock. Redisson points
+ * to {@code RLock} and {@code RFencedLock} instead, on a replicated deployment where its
+ * replica-synchronization check hands out a lock only once replicas have it (see the
+ * {@code redisson} provider). This provider keeps the quorum because it survives the loss
+ * of a minority of independent servers without failover, but it promises only what
+ * Redlock promises: mutual exclusion while those timing assumptions hold. It does not
+ * promise safety across pauses or clock jumps: a resource that must never accept a stale
+ * holder's write must check the fencing token.
  *
  * @since 0.1.0
  */
@@ -88,14 +99,18 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 
 	private volatile long fenceRetentionMillis = DEFAULT_FENCE_RETENTION.toMillis();
 
-	/** Owner ids of rounds that neither succeeded nor arranged their clean-up yet (interrupted, failed midway). */
+	/**
+	 * Owner ids of rounds that neither succeeded nor arranged their clean-up yet
+	 * (interrupted, failed midway).
+	 */
 	private final Map<LockAttempt, Queue<Long>> rounds = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates a provider over clients of independent Redis servers (not replicas of one another), which the caller
-	 * keeps and shuts down.
+	 * Creates a provider over clients of independent Redis servers (not replicas of one
+	 * another), which the caller keeps and shuts down.
 	 * @param clients one client per server; at least one, an odd number is best
-	 * @param nodeTimeout how long one node may take to answer, well below the shortest lease
+	 * @param nodeTimeout how long one node may take to answer, well below the shortest
+	 * lease
 	 */
 	public RedissonQuorumLockProvider(List<RedissonClient> clients, Duration nodeTimeout) {
 		this(clients, nodeTimeout, false);
@@ -112,11 +127,14 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Connects to independent Redis servers, one Redisson client each, owned by the provider (closing it shuts them
-	 * down). Clients connect lazily, so a node that is down at startup only counts as failed until it is back.
+	 * Connects to independent Redis servers, one Redisson client each, owned by the
+	 * provider (closing it shuts them down). Clients connect lazily, so a node that is
+	 * down at startup only counts as failed until it is back.
 	 * @param addresses the servers, e.g. {@code redis://10.0.0.1:6379}
-	 * @param nodeTimeout how long one node may take to answer (connect and command timeout)
-	 * @param customizer applied to each node's configuration last (credentials, TLS), may be {@code null}
+	 * @param nodeTimeout how long one node may take to answer (connect and command
+	 * timeout)
+	 * @param customizer applied to each node's configuration last (credentials, TLS), may
+	 * be {@code null}
 	 * @return the provider
 	 */
 	public static RedissonQuorumLockProvider connect(List<String> addresses, Duration nodeTimeout,
@@ -136,8 +154,9 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * The configuration {@link #connect} gives a node's client: one server, connect and command timeouts of the node
-	 * timeout, no retries (a slow node must count as failed, not delay the quorum), lazy connection, few threads.
+	 * The configuration {@link #connect} gives a node's client: one server, connect and
+	 * command timeouts of the node timeout, no retries (a slow node must count as failed,
+	 * not delay the quorum), lazy connection, few threads.
 	 * @param address the server
 	 * @param nodeTimeout the node timeout
 	 * @return the configuration
@@ -161,10 +180,12 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Sets how long each node keeps a key's fencing counter after its last grant; at least the lease of a lock that
-	 * outlives it. Tokens stay above the nodes' clocks in microseconds, so a counter that is gone only matters if the
-	 * clocks of a majority lag the token the quorum handed out by more than this: keep it above the nodes' clock skew
-	 * and any step back a node's clock may take. Default {@link #DEFAULT_FENCE_RETENTION}.
+	 * Sets how long each node keeps a key's fencing counter after its last grant; at
+	 * least the lease of a lock that outlives it. Tokens stay above the nodes' clocks in
+	 * microseconds, so a counter that is gone only matters if the clocks of a majority
+	 * lag the token the quorum handed out by more than this: keep it above the nodes'
+	 * clock skew and any step back a node's clock may take. Default
+	 * {@link #DEFAULT_FENCE_RETENTION}.
 	 * @param fenceRetention the retention, at least 1 ms
 	 */
 	public void setFenceRetention(Duration fenceRetention) {
@@ -195,8 +216,8 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Fifty milliseconds: a shorter lease would run out while a majority is still being asked (on a busy machine), so
-	 * hardly any acquisition could be valid.
+	 * Fifty milliseconds: a shorter lease would run out while a majority is still being
+	 * asked (on a busy machine), so hardly any acquisition could be valid.
 	 */
 	@Override
 	public Duration minimumLease() {
@@ -204,14 +225,15 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * One quorum round: asks every node, decides as soon as a majority granted or can no longer grant, and releases
-	 * every node if the round failed.
+	 * One quorum round: asks every node, decides as soon as a majority granted or can no
+	 * longer grant, and releases every node if the round failed.
 	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
 	 */
 	@Override
 	public AttemptOutcome<RedissonHeldLock> tryAcquire(LockAttempt attempt) throws Exception {
 		long ownerId = RedissonHeldLock.nextOwnerId();
-		// remembered until the round has succeeded or arranged its own clean-up, for abandon() in between
+		// remembered until the round has succeeded or arranged its own clean-up, for
+		// abandon() in between
 		this.rounds.computeIfAbsent(attempt, (key) -> new ConcurrentLinkedQueue<>()).add(ownerId);
 		long leaseMillis = RedissonLockScripts.leaseMillis(attempt);
 		long drift = drift(leaseMillis);
@@ -248,9 +270,10 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Releases, on every node, what a failed round was granted or may have been, also where the answer is still on its
-	 * way: a grant (a token) once it is answered, an unknown outcome (also a release's) until the node surely holds
-	 * nothing; a node the client could not reach was never asked.
+	 * Releases, on every node, what a failed round was granted or may have been, also
+	 * where the answer is still on its way: a grant (a token) once it is answered, an
+	 * unknown outcome (also a release's) until the node surely holds nothing; a node the
+	 * client could not reach was never asked.
 	 */
 	private void releaseLate(LockAttempt attempt, long ownerId, QuorumRound<?> round) {
 		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedissonLockScripts.leaseMillis(attempt));
@@ -275,8 +298,9 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * The token of a granted round: the largest one its nodes returned, once a majority of the nodes still held carry
-	 * a counter at least that large (the nodes that returned it, and those a second round raised to it).
+	 * The token of a granted round: the largest one its nodes returned, once a majority
+	 * of the nodes still held carry a counter at least that large (the nodes that
+	 * returned it, and those a second round raised to it).
 	 */
 	private @Nullable Long fence(LockAttempt attempt, long ownerId, QuorumRound<@Nullable Long> round)
 			throws InterruptedException {
@@ -303,9 +327,11 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Extends every lease on every node at once, one round per lease: a lease is renewed while a majority still holds
-	 * it, lost when so many nodes answered that they no longer hold it that no majority can, and failed otherwise (too
-	 * few answers), each on its own, so a node that is down or silent never fails the leases the others renewed.
+	 * Extends every lease on every node at once, one round per lease: a lease is renewed
+	 * while a majority still holds it, lost when so many nodes answered that they no
+	 * longer hold it that no majority can, and failed otherwise (too few answers), each
+	 * on its own, so a node that is down or silent never fails the leases the others
+	 * renewed.
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<RedissonHeldLock> locks, Duration lease) {
@@ -333,18 +359,19 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 				outcomes[i] = RenewalOutcome.of(round.isGranted());
 			}
 			else {
-				outcomes[i] = RenewalOutcome.failed(new QuorumUnavailableException("Lease of "
-						+ locks.get(i).attempt() + " was extended on " + round.granted().size() + " of "
-						+ this.nodes.size() + " Redis nodes and " + round.failed() + " did not answer; it needs "
-						+ this.majority, round.firstFailure()));
+				outcomes[i] = RenewalOutcome
+					.failed(new QuorumUnavailableException("Lease of " + locks.get(i).attempt() + " was extended on "
+							+ round.granted().size() + " of " + this.nodes.size() + " Redis nodes and " + round.failed()
+							+ " did not answer; it needs " + this.majority, round.firstFailure()));
 			}
 		}
 		return outcomes;
 	}
 
 	/**
-	 * Releases every node (owner-checked); returns once a majority answered, at most a node timeout. A node whose
-	 * release got no answer is asked again in the background until it answers.
+	 * Releases every node (owner-checked); returns once a majority answered, at most a
+	 * node timeout. A node whose release got no answer is asked again in the background
+	 * until it answers.
 	 */
 	@Override
 	public void release(RedissonHeldLock held) throws InterruptedException {
@@ -384,16 +411,18 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 	}
 
 	/**
-	 * Health check for indicators and the locks endpoint: an {@code EXISTS} on the probe's key on every node, which
-	 * writes nothing; healthy when a majority answers within the node timeout.
+	 * Health check for indicators and the locks endpoint: an {@code EXISTS} on the
+	 * probe's key on every node, which writes nothing; healthy when a majority answers
+	 * within the node timeout.
 	 * @param probe the probe; only its key is read
 	 * @throws QuorumUnavailableException if fewer nodes answered than a quorum needs
 	 */
 	@Override
 	public void checkHealth(LockAttempt probe) throws InterruptedException {
-		QuorumRound<Long> round = QuorumRound.ask(this.nodes.size(), this.majority,
-				System.nanoTime() + this.nodeTimeoutNanos, (i) -> this.nodes.get(i).probe(probe.key()),
-				(answer) -> true).await();
+		QuorumRound<Long> round = QuorumRound
+			.ask(this.nodes.size(), this.majority, System.nanoTime() + this.nodeTimeoutNanos,
+					(i) -> this.nodes.get(i).probe(probe.key()), (answer) -> true)
+			.await();
 		if (!round.isGranted()) {
 			throw new QuorumUnavailableException("Only " + round.granted().size() + " of " + this.nodes.size()
 					+ " Redis nodes answered a health check within " + nodeTimeoutMillis() + " ms; a quorum needs "
@@ -405,7 +434,10 @@ public final class RedissonQuorumLockProvider implements TryOnceLockProvider<Red
 		return RedissonNode.unlock(node.client().getLock(RedissonLockKeys.of(attempt).lock()), ownerId);
 	}
 
-	/** The end of one round of an acquisition: a node timeout from now, and never past the attempt's deadline. */
+	/**
+	 * The end of one round of an acquisition: a node timeout from now, and never past the
+	 * attempt's deadline.
+	 */
 	private long roundDeadline(LockAttempt attempt) {
 		long nodeDeadline = System.nanoTime() + this.nodeTimeoutNanos;
 		return (attempt.deadlineNanos() - nodeDeadline < 0) ? attempt.deadlineNanos() : nodeDeadline;

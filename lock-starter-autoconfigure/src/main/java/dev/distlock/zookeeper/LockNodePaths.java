@@ -10,13 +10,15 @@ import dev.distlock.core.LockType;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
- * Maps lock keys to ZooKeeper node paths: {@code <base>/<encoded key>/<family>}, where the family is {@code mutex},
- * {@code fair}, {@code rw} (READ and WRITE share one queue) or {@code semaphore}. A key becomes exactly one path
- * segment whatever it contains: characters other than ASCII letters, digits, {@code -}, {@code _}, {@code :} and a
- * non-leading {@code .} are percent-encoded from UTF-8 (so {@code /}, {@code ..}, control characters and
- * {@code %} cannot escape the base path or alias another key), and an encoded key longer than
- * {@value #MAX_SEGMENT_LENGTH} characters is cut and suffixed with {@code ~} and the SHA-256 of its encoding, a
- * character the encoding never emits, so long keys stay distinct and never meet a short one.
+ * Maps lock keys to ZooKeeper node paths: {@code <base>/<encoded key>/<family>}, where
+ * the family is {@code mutex}, {@code fair}, {@code rw} (READ and WRITE share one queue)
+ * or {@code semaphore}. A key becomes exactly one path segment whatever it contains:
+ * characters other than ASCII letters, digits, {@code -}, {@code _}, {@code :} and a
+ * non-leading {@code .} are percent-encoded from UTF-8 (so {@code /}, {@code ..}, control
+ * characters and {@code %} cannot escape the base path or alias another key), and an
+ * encoded key longer than {@value #MAX_SEGMENT_LENGTH} characters is cut and suffixed
+ * with {@code ~} and the SHA-256 of its encoding, a character the encoding never emits,
+ * so long keys stay distinct and never meet a short one.
  *
  * @since 0.1.0
  */
@@ -34,8 +36,10 @@ public final class LockNodePaths {
 
 	/**
 	 * Creates the mapping under a base path.
-	 * @param basePath an absolute ZooKeeper path other than the root, without a trailing slash, e.g. {@code /distlock}
-	 * @throws LockConfigurationException if the base path is not a valid ZooKeeper path or is the root
+	 * @param basePath an absolute ZooKeeper path other than the root, without a trailing
+	 * slash, e.g. {@code /distlock}
+	 * @throws LockConfigurationException if the base path is not a valid ZooKeeper path
+	 * or is the root
 	 */
 	public LockNodePaths(String basePath) {
 		try {
@@ -81,7 +85,8 @@ public final class LockNodePaths {
 	}
 
 	/**
-	 * What the name of a queue node of this type starts with (before the sequence number).
+	 * What the name of a queue node of this type starts with (before the sequence
+	 * number).
 	 * @param type the lock type
 	 * @return the marker, without a dash
 	 */
@@ -118,7 +123,8 @@ public final class LockNodePaths {
 				i += 2;
 			}
 			else if (Character.isSurrogate(c)) {
-				// an unpaired surrogate has no UTF-8 form; '%u' cannot start any other escape
+				// an unpaired surrogate has no UTF-8 form; '%u' cannot start any other
+				// escape
 				out.append("%u").append(HEX.toHexDigits(c));
 				i++;
 			}

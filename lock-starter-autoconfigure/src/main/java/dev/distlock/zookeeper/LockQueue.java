@@ -9,26 +9,34 @@ import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The queue rules, applied to a snapshot of one lock's children: nodes are ordered by creation and a node's place
- * decides whether it holds the lock and which nodes it must watch to learn when that may have changed. Only nodes
- * that block the waiter are watched, one per waiter, so a release wakes one waiter, not the herd.
+ * The queue rules, applied to a snapshot of one lock's children: nodes are ordered by
+ * creation and a node's place decides whether it holds the lock and which nodes it must
+ * watch to learn when that may have changed. Only nodes that block the waiter are
+ * watched, one per waiter, so a release wakes one waiter, not the herd.
  * <p>
- * Creation order is the sequence number's order while the lock node's sequence counter (its child version, a signed
- * 32-bit number) has not run out. After 2<sup>31</sup> creations under one lock node it has: ZooKeeper 3.9 then gives
- * every new node the suffix {@code 2147483647}, older servers wrapped to negative suffixes. A snapshot that shows
- * either ({@link #sequenceExhausted}) is ordered by the nodes' creation zxids instead ({@link #inCreationOrder}),
- * which the caller reads from the server; the lock node starts counting from 0 again once it is empty and reaped.
+ * Creation order is the sequence number's order while the lock node's sequence counter
+ * (its child version, a signed 32-bit number) has not run out. After 2<sup>31</sup>
+ * creations under one lock node it has: ZooKeeper 3.9 then gives every new node the
+ * suffix {@code 2147483647}, older servers wrapped to negative suffixes. A snapshot that
+ * shows either ({@link #sequenceExhausted}) is ordered by the nodes' creation zxids
+ * instead ({@link #inCreationOrder}), which the caller reads from the server; the lock
+ * node starts counting from 0 again once it is empty and reaped.
  * <ul>
  * <li>MUTEX, FAIR, WRITE: the first node holds; a waiter watches its predecessor.</li>
- * <li>READ: holds when no WRITE node precedes it; a waiter watches the nearest preceding WRITE node.</li>
- * <li>SEMAPHORE: the first {@code permits} nodes hold. The first waiter (exactly {@code permits} nodes ahead)
- * watches every holder; later waiters watch their predecessor, which announces its grant by touching its data, so
- * each waiter moves on to watching the holders once it is first.</li>
+ * <li>READ: holds when no WRITE node precedes it; a waiter watches the nearest preceding
+ * WRITE node.</li>
+ * <li>SEMAPHORE: the first {@code permits} nodes hold. The first waiter (exactly
+ * {@code permits} nodes ahead) watches every holder; later waiters watch their
+ * predecessor, which announces its grant by touching its data, so each waiter moves on to
+ * watching the holders once it is first.</li>
  * </ul>
  */
 final class LockQueue {
 
-	/** Length of the prefix Curator's protected mode puts before a node name: {@code _c_<uuid>-}. */
+	/**
+	 * Length of the prefix Curator's protected mode puts before a node name:
+	 * {@code _c_<uuid>-}.
+	 */
 	private static final int PROTECTED_PREFIX_LENGTH = 40;
 
 	private LockQueue() {
@@ -39,9 +47,11 @@ final class LockQueue {
 	 *
 	 * @param granted whether the node holds the lock
 	 * @param watch names of the nodes to watch while waiting
-	 * @param confirm whether the snapshot must be re-read after the watches are set, because the watched node's grant
-	 * (not only its deletion) changes this node's position
-	 * @param announce whether a newly granted node must touch its data to wake a successor that watches it
+	 * @param confirm whether the snapshot must be re-read after the watches are set,
+	 * because the watched node's grant (not only its deletion) changes this node's
+	 * position
+	 * @param announce whether a newly granted node must touch its data to wake a
+	 * successor that watches it
 	 */
 	record Position(boolean granted, List<String> watch, boolean confirm, boolean announce) {
 
@@ -55,12 +65,13 @@ final class LockQueue {
 
 	/**
 	 * The position of a node in a snapshot of its lock's children.
-	 * @param nodes the children in creation order ({@link #sorted}, or {@link #inCreationOrder} where the sequence
-	 * ran out)
+	 * @param nodes the children in creation order ({@link #sorted}, or
+	 * {@link #inCreationOrder} where the sequence ran out)
 	 * @param own the node's name
 	 * @param type the node's lock type
 	 * @param permits the permits of a SEMAPHORE
-	 * @return the position, or {@code null} if the node is not among the children (it was deleted)
+	 * @return the position, or {@code null} if the node is not among the children (it was
+	 * deleted)
 	 */
 	static @Nullable Position position(List<Node> nodes, String own, LockType type, int permits) {
 		int index = -1;
@@ -111,7 +122,8 @@ final class LockQueue {
 	}
 
 	/**
-	 * Parses and sorts the children by sequence; names that are not queue nodes are left out.
+	 * Parses and sorts the children by sequence; names that are not queue nodes are left
+	 * out.
 	 * @param children the children's names
 	 * @return the queue nodes in sequence order
 	 */
@@ -128,9 +140,10 @@ final class LockQueue {
 	}
 
 	/**
-	 * Whether the sequence numbers of a snapshot may no longer follow creation order: some node carries the last
-	 * suffix a 32-bit counter gives ({@code 2147483647}, which ZooKeeper 3.9 repeats once the counter ran out) or a
-	 * negative one (older servers wrapped).
+	 * Whether the sequence numbers of a snapshot may no longer follow creation order:
+	 * some node carries the last suffix a 32-bit counter gives ({@code 2147483647}, which
+	 * ZooKeeper 3.9 repeats once the counter ran out) or a negative one (older servers
+	 * wrapped).
 	 * @param nodes the parsed children
 	 * @return whether to order by creation zxid instead
 	 */
@@ -144,9 +157,11 @@ final class LockQueue {
 	}
 
 	/**
-	 * Orders nodes by the zxid of the transaction that created them, which increases strictly across the ensemble.
+	 * Orders nodes by the zxid of the transaction that created them, which increases
+	 * strictly across the ensemble.
 	 * @param nodes the parsed children
-	 * @param creationZxids the czxid of each node by name; a node without one was deleted meanwhile and is left out
+	 * @param creationZxids the czxid of each node by name; a node without one was deleted
+	 * meanwhile and is left out
 	 * @return the nodes still present, in creation order
 	 */
 	static List<Node> inCreationOrder(List<Node> nodes, Map<String, Long> creationZxids) {
@@ -168,7 +183,8 @@ final class LockQueue {
 			return null;
 		}
 		try {
-			// ZooKeeper appends %010d of a signed int, so an old server's suffix carries a minus sign after overflow
+			// ZooKeeper appends %010d of a signed int, so an old server's suffix carries
+			// a minus sign after overflow
 			return new Node(name, bare.substring(0, dash), Long.parseLong(bare.substring(dash + 1)));
 		}
 		catch (NumberFormatException ex) {

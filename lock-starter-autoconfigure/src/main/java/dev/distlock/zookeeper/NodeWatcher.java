@@ -9,9 +9,10 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
 /**
- * A provider's one watcher: ZooKeeper keeps a watcher once per path however often it is set, so waiters register
- * here by path instead, and a waiter that gave up leaves nothing behind but a one-shot watch. An event without a path
- * (a connection change) wakes every waiter, so each re-reads its queue.
+ * A provider's one watcher: ZooKeeper keeps a watcher once per path however often it is
+ * set, so waiters register here by path instead, and a waiter that gave up leaves nothing
+ * behind but a one-shot watch. An event without a path (a connection change) wakes every
+ * waiter, so each re-reads its queue.
  */
 final class NodeWatcher implements Watcher {
 

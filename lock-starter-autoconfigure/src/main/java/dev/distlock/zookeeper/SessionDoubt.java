@@ -14,12 +14,14 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a provider's held locks are worth while the connection to ZooKeeper is in doubt. SUSPENDED puts every lease
- * in doubt: if the connection is not back while the servers certainly still keep the session (a session timeout
- * after the last request they answered, at least a third of it after the loss), the leases are reported lost; a
- * leader election, which keeps the session, usually ends well within that. LOST (session expired) reports them lost
- * at once. Every change wakes the waiters, so each re-reads its queue. The work runs on one daemon thread of its own,
- * never on the client's event thread.
+ * What a provider's held locks are worth while the connection to ZooKeeper is in doubt.
+ * SUSPENDED puts every lease in doubt: if the connection is not back while the servers
+ * certainly still keep the session (a session timeout after the last request they
+ * answered, at least a third of it after the loss), the leases are reported lost; a
+ * leader election, which keeps the session, usually ends well within that. LOST (session
+ * expired) reports them lost at once. Every change wakes the waiters, so each re-reads
+ * its queue. The work runs on one daemon thread of its own, never on the client's event
+ * thread.
  */
 final class SessionDoubt implements ConnectionStateListener {
 
@@ -39,7 +41,8 @@ final class SessionDoubt implements ConnectionStateListener {
 		/**
 		 * Ends the held locks.
 		 * @param reason what happened
-		 * @param sessionGone whether the session certainly ended (its nodes are gone), rather than only in doubt
+		 * @param sessionGone whether the session certainly ended (its nodes are gone),
+		 * rather than only in doubt
 		 */
 		void loseAll(String reason, boolean sessionGone);
 
@@ -54,7 +57,10 @@ final class SessionDoubt implements ConnectionStateListener {
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
-	/** Send time of the last request the servers answered; far in the past until there is one. */
+	/**
+	 * Send time of the last request the servers answered; far in the past until there is
+	 * one.
+	 */
 	private volatile long lastConfirmedNanos = System.nanoTime() - Long.MAX_VALUE / 4;
 
 	private volatile @Nullable ScheduledFuture<?> doubt;
@@ -73,7 +79,8 @@ final class SessionDoubt implements ConnectionStateListener {
 	}
 
 	/**
-	 * Records that the servers answered a request sent at the given time, so they heard from the session then.
+	 * Records that the servers answered a request sent at the given time, so they heard
+	 * from the session then.
 	 * @param sentNanos when the request was sent
 	 */
 	void confirmed(long sentNanos) {
@@ -109,10 +116,11 @@ final class SessionDoubt implements ConnectionStateListener {
 	}
 
 	/**
-	 * Puts the held leases in doubt: they stay valid only while the servers cannot have expired the session yet. The
-	 * servers expire it a session timeout after they last heard from it, which was no earlier than the last request
-	 * they answered, and, because a client notices a silent connection after two thirds of the timeout, no earlier
-	 * than two thirds of it before now.
+	 * Puts the held leases in doubt: they stay valid only while the servers cannot have
+	 * expired the session yet. The servers expire it a session timeout after they last
+	 * heard from it, which was no earlier than the last request they answered, and,
+	 * because a client notices a silent connection after two thirds of the timeout, no
+	 * earlier than two thirds of it before now.
 	 */
 	private void suspended() {
 		long now = System.nanoTime();
@@ -128,9 +136,9 @@ final class SessionDoubt implements ConnectionStateListener {
 			cancelDoubt();
 			this.doubt = this.scheduler.schedule(() -> {
 				if (!this.client.getZookeeperClient().isConnected()) {
-					this.holds.loseAll("the connection to ZooKeeper was lost for "
-							+ TimeUnit.NANOSECONDS.toMillis(grace)
-							+ " ms, long enough for the servers to expire the session", false);
+					this.holds
+						.loseAll("the connection to ZooKeeper was lost for " + TimeUnit.NANOSECONDS.toMillis(grace)
+								+ " ms, long enough for the servers to expire the session", false);
 				}
 			}, grace, TimeUnit.NANOSECONDS);
 		}

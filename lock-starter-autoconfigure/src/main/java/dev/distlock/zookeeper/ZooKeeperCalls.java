@@ -23,13 +23,15 @@ import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The provider's ZooKeeper calls, each bounded by a deadline: an acquisition's by its wait plus the call timeout, any
- * other by the call timeout, whatever the client's connection timeout. Curator's foreground calls wait up to the
- * connection timeout for a connection on every try and retry by the client's retry policy, with no overall limit, so
- * one call can outlast the caller's wait several times over, and on a silent network nothing answers at all. Here every call goes out in the background (Curator's retry
- * policy still applies to it) and the caller waits for the reply only until the deadline, then fails with a
- * {@link TimeoutException}; a call that is still running goes on in the background, and a create that succeeds after
- * its caller gave up is deleted at once.
+ * The provider's ZooKeeper calls, each bounded by a deadline: an acquisition's by its
+ * wait plus the call timeout, any other by the call timeout, whatever the client's
+ * connection timeout. Curator's foreground calls wait up to the connection timeout for a
+ * connection on every try and retry by the client's retry policy, with no overall limit,
+ * so one call can outlast the caller's wait several times over, and on a silent network
+ * nothing answers at all. Here every call goes out in the background (Curator's retry
+ * policy still applies to it) and the caller waits for the reply only until the deadline,
+ * then fails with a {@link TimeoutException}; a call that is still running goes on in the
+ * background, and a create that succeeds after its caller gave up is deleted at once.
  */
 final class ZooKeeperCalls {
 
@@ -40,8 +42,9 @@ final class ZooKeeperCalls {
 	private final CuratorFramework client;
 
 	/**
-	 * The client's event thread, which delivers every reply: a call made on it would wait for its own reply. The
-	 * client starts a new one with each new session; the replies tell which it is.
+	 * The client's event thread, which delivers every reply: a call made on it would wait
+	 * for its own reply. The client starts a new one with each new session; the replies
+	 * tell which it is.
 	 */
 	private volatile @Nullable Thread eventThread;
 
@@ -53,8 +56,9 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * The deadline of a call made now on no acquisition's behalf (a renewal, a release, a health check): one call
-	 * timeout from now. An acquisition's calls use {@link dev.distlock.core.spi.LockAttempt#deadlineNanos()} instead.
+	 * The deadline of a call made now on no acquisition's behalf (a renewal, a release, a
+	 * health check): one call timeout from now. An acquisition's calls use
+	 * {@link dev.distlock.core.spi.LockAttempt#deadlineNanos()} instead.
 	 * @return the call's deadline
 	 */
 	long deadline() {
@@ -86,8 +90,9 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * Creates an ephemeral sequential node, and its missing parents as containers, in Curator's protected mode (a
-	 * create whose reply was lost is found again by its protection id).
+	 * Creates an ephemeral sequential node, and its missing parents as containers, in
+	 * Curator's protected mode (a create whose reply was lost is found again by its
+	 * protection id).
 	 * @param path the node's path up to its sequence number
 	 * @param data the node's data
 	 * @param until the deadline
@@ -109,7 +114,8 @@ final class ZooKeeperCalls {
 			return new Created(event.getName(), created.getCzxid());
 		}
 		catch (Exception ex) {
-			// the reply may still come: a node granted to nobody must not wait in the queue until the session ends
+			// the reply may still come: a node granted to nobody must not wait in the
+			// queue until the session ends
 			reply.thenAccept((late) -> {
 				if (late.getResultCode() == KeeperException.Code.OK.intValue() && late.getName() != null) {
 					deleteInBackground(late.getName());
@@ -191,8 +197,9 @@ final class ZooKeeperCalls {
 	 * Deletes a node in one try, without Curator's retries.
 	 * @param path the node
 	 * @param until the deadline
-	 * @return {@code true} if the node is gone (deleted, or there was none); {@code false} if the call failed or got
-	 * no reply by the deadline, so the node may still be there
+	 * @return {@code true} if the node is gone (deleted, or there was none);
+	 * {@code false} if the call failed or got no reply by the deadline, so the node may
+	 * still be there
 	 * @throws InterruptedException if interrupted while waiting for the reply
 	 */
 	boolean deleteOnce(String path, long until) throws InterruptedException {
@@ -218,8 +225,8 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * Deletes a node with Curator's guaranteed delete, which keeps retrying in the background, also after a
-	 * reconnect, until the node is gone or the session ends.
+	 * Deletes a node with Curator's guaranteed delete, which keeps retrying in the
+	 * background, also after a reconnect, until the node is gone or the session ends.
 	 * @param path the node
 	 */
 	void deleteInBackground(String path) {
@@ -234,7 +241,8 @@ final class ZooKeeperCalls {
 	private BackgroundCallback callback(CompletableFuture<CuratorEvent> reply) {
 		return (client, event) -> {
 			Thread current = Thread.currentThread();
-			// a reply found by Curator itself (a protected create after a lost reply) may come on its own thread
+			// a reply found by Curator itself (a protected create after a lost reply) may
+			// come on its own thread
 			if (this.eventThread != current && current.getClass().getName().equals(EVENT_THREAD_CLASS)) {
 				this.eventThread = current;
 			}
@@ -243,11 +251,11 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * Waits for a reply until the deadline. A reply with an error fails, except "no node" where the caller takes it
-	 * as an answer.
+	 * Waits for a reply until the deadline. A reply with an error fails, except "no node"
+	 * where the caller takes it as an answer.
 	 */
-	private static CuratorEvent await(CompletableFuture<CuratorEvent> reply, String operation, String path,
-			long until, boolean noNodeIsAnswer) throws Exception {
+	private static CuratorEvent await(CompletableFuture<CuratorEvent> reply, String operation, String path, long until,
+			boolean noNodeIsAnswer) throws Exception {
 		CuratorEvent event;
 		try {
 			event = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -269,6 +277,7 @@ final class ZooKeeperCalls {
 
 	/**
 	 * A created node.
+	 *
 	 * @param path its full path
 	 * @param czxid the zxid of the transaction that created it, or 0 if unknown
 	 */

@@ -4,10 +4,11 @@ import dev.distlock.core.spi.HeldLock;
 import dev.distlock.core.spi.LockAttempt;
 
 /**
- * A lock held through one ephemeral sequential node. The node's path is unique (sequence number plus Curator's
- * protection id) and never reused, so whoever knows the path owns the node and deleting it can never remove another
- * owner's node. Its lease is judged by the core's lease clock, not here; this object only knows whether the hold
- * ended. State is guarded by this object's monitor.
+ * A lock held through one ephemeral sequential node. The node's path is unique (sequence
+ * number plus Curator's protection id) and never reused, so whoever knows the path owns
+ * the node and deleting it can never remove another owner's node. Its lease is judged by
+ * the core's lease clock, not here; this object only knows whether the hold ended. State
+ * is guarded by this object's monitor.
  */
 final class ZooKeeperHeldLock implements HeldLock {
 

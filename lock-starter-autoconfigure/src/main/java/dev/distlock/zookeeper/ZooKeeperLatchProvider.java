@@ -15,15 +15,17 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Countdown latches on ZooKeeper, named {@code zookeeper}. A latch is a persistent node with a TTL,
- * {@code <base>/<encoded name>/latch}, whose data is the count; a count-down is a version-checked {@code setData} (a
- * compare-and-set, retried when another count-down came first), and the last one deletes the node. Waiters watch the
- * node, so a count-down or the deletion wakes them, and re-check at least every {@link #RECHECK}.
+ * Countdown latches on ZooKeeper, named {@code zookeeper}. A latch is a persistent node
+ * with a TTL, {@code <base>/<encoded name>/latch}, whose data is the count; a count-down
+ * is a version-checked {@code setData} (a compare-and-set, retried when another
+ * count-down came first), and the last one deletes the node. Waiters watch the node, so a
+ * count-down or the deletion wakes them, and re-check at least every {@link #RECHECK}.
  * <p>
- * <b>Expiry</b> is ZooKeeper's TTL: the servers delete a latch that was not modified (set or counted down) for its
- * expiry, at their next container check ({@code znode.container.checkIntervalMs}, 60 s by default). TTL nodes need
- * {@code zookeeper.extendedTypesEnabled=true} on every server; without it setting a count fails with a
- * {@link LockConfigurationException} that says so.
+ * <b>Expiry</b> is ZooKeeper's TTL: the servers delete a latch that was not modified (set
+ * or counted down) for its expiry, at their next container check
+ * ({@code znode.container.checkIntervalMs}, 60 s by default). TTL nodes need
+ * {@code zookeeper.extendedTypesEnabled=true} on every server; without it setting a count
+ * fails with a {@link LockConfigurationException} that says so.
  *
  * @since 0.2.0
  */
@@ -105,7 +107,8 @@ public final class ZooKeeperLatchProvider implements LatchProvider {
 	}
 
 	/**
-	 * Watches the latch's node: a count-down or its deletion wakes the waiter, which reads it again.
+	 * Watches the latch's node: a count-down or its deletion wakes the waiter, which
+	 * reads it again.
 	 */
 	@Override
 	public boolean await(String latch, LatchWaiter waiter) throws Exception {

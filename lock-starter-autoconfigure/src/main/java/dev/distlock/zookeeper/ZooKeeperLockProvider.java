@@ -22,36 +22,47 @@ import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The ZooKeeper backend, named {@code zookeeper}, on a started Curator {@link CuratorFramework}. Every lock is a queue
- * of ephemeral sequential nodes under {@code <base>/<encoded key>/<family>} (see {@link LockNodePaths}); the nodes'
- * creation order is the grant order, so MUTEX is as fair as FAIR, and a waiter keeps its place while it waits by
- * watching only the node that blocks it (see {@link LockQueue}), so a release wakes one waiter, not all of them.
- * Ownership is the node: its path is unique and never reused, so any thread may release, and a stale owner's delete
- * can only ever remove its own node.
+ * The ZooKeeper backend, named {@code zookeeper}, on a started Curator
+ * {@link CuratorFramework}. Every lock is a queue of ephemeral sequential nodes under
+ * {@code <base>/<encoded key>/<family>} (see {@link LockNodePaths}); the nodes' creation
+ * order is the grant order, so MUTEX is as fair as FAIR, and a waiter keeps its place
+ * while it waits by watching only the node that blocks it (see {@link LockQueue}), so a
+ * release wakes one waiter, not all of them. Ownership is the node: its path is unique
+ * and never reused, so any thread may release, and a stale owner's delete can only ever
+ * remove its own node.
  * <p>
- * <b>Fencing</b>: the token is the {@code czxid} of the granted node, the id of the transaction that created it.
- * Transaction ids increase strictly across the whole ensemble and across leader changes, and nodes are granted in
- * creation order, so tokens increase per lock in acquisition order, also when an empty lock node was reaped and
- * re-created (its sequence numbers restart, its czxids do not). Only an ensemble whose data is wiped starts over.
+ * <b>Fencing</b>: the token is the {@code czxid} of the granted node, the id of the
+ * transaction that created it. Transaction ids increase strictly across the whole
+ * ensemble and across leader changes, and nodes are granted in creation order, so tokens
+ * increase per lock in acquisition order, also when an empty lock node was reaped and
+ * re-created (its sequence numbers restart, its czxids do not). Only an ensemble whose
+ * data is wiped starts over.
  * <p>
- * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock frees at session expiry.
- * ZooKeeper has no expiring node a client could renew, so the lease is enforced in the holder's process: this
- * provider says so ({@link #expiresLeases()} is {@code false}), and the core's lease clock then watches every lease
- * of it, fixed ones included; when one passes without renewal it reports the lease lost and only then releases it
- * here, which deletes the node. The holder therefore always learns of the end of its lease before anyone else can
- * take the lock, and no client ever deletes another's node. Renewal is a {@code setData} of the node (a write, ordered through the leader), which fails
- * if the node is gone; the node's data is the owner token, the lease and the full key, for operators.
+ * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock
+ * frees at session expiry. ZooKeeper has no expiring node a client could renew, so the
+ * lease is enforced in the holder's process: this provider says so
+ * ({@link #expiresLeases()} is {@code false}), and the core's lease clock then watches
+ * every lease of it, fixed ones included; when one passes without renewal it reports the
+ * lease lost and only then releases it here, which deletes the node. The holder therefore
+ * always learns of the end of its lease before anyone else can take the lock, and no
+ * client ever deletes another's node. Renewal is a {@code setData} of the node (a write,
+ * ordered through the leader), which fails if the node is gone; the node's data is the
+ * owner token, the lease and the full key, for operators.
  * <p>
- * <b>Sessions</b>: a connection in doubt for too long, or a session lost, ends the held leases (see
- * {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed delete, which retries after reconnecting,
- * as are nodes released while disconnected. A lock its holder already released but keeps for a hold-at-least stays
- * while the session may still live: its hold ends at its own time, or with the session. Nodes are created with
- * Curator's protection, so a create whose reply was lost is found or deleted, never orphaned.
+ * <b>Sessions</b>: a connection in doubt for too long, or a session lost, ends the held
+ * leases (see {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed
+ * delete, which retries after reconnecting, as are nodes released while disconnected. A
+ * lock its holder already released but keeps for a hold-at-least stays while the session
+ * may still live: its hold ends at its own time, or with the session. Nodes are created
+ * with Curator's protection, so a create whose reply was lost is found or deleted, never
+ * orphaned.
  * <p>
- * <b>Bounds</b>: every call of an acquisition returns by {@link LockAttempt#deadlineNanos()} (the wait plus
- * {@code distlock.call-timeout}), Curator's waits for a connection and its retries included; a renewal, a release or
- * a health check waits at most the call timeout (see {@link ZooKeeperCalls}). A call cut off there goes on in the
- * background, and a node it creates late is deleted by its own path.
+ * <b>Bounds</b>: every call of an acquisition returns by
+ * {@link LockAttempt#deadlineNanos()} (the wait plus {@code distlock.call-timeout}),
+ * Curator's waits for a connection and its retries included; a renewal, a release or a
+ * health check waits at most the call timeout (see {@link ZooKeeperCalls}). A call cut
+ * off there goes on in the background, and a node it creates late is deleted by its own
+ * path.
  *
  * @since 0.1.0
  */
@@ -60,10 +71,15 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	/** The base path used when none is given. */
 	public static final String DEFAULT_BASE_PATH = "/distlock";
 
-	/** The call timeout used when none is given: {@code distlock.call-timeout}'s default. */
+	/**
+	 * The call timeout used when none is given: {@code distlock.call-timeout}'s default.
+	 */
 	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
 
-	/** Longest sleep of a waiter between checks of its queue, in case a watch event was lost. */
+	/**
+	 * Longest sleep of a waiter between checks of its queue, in case a watch event was
+	 * lost.
+	 */
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
@@ -84,16 +100,18 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	/**
 	 * Creates a provider under {@value #DEFAULT_BASE_PATH}.
-	 * @param client a started Curator client; its retry policy applies within each call's bound
+	 * @param client a started Curator client; its retry policy applies within each call's
+	 * bound
 	 */
 	public ZooKeeperLockProvider(CuratorFramework client) {
 		this(client, DEFAULT_BASE_PATH);
 	}
 
 	/**
-	 * Creates a provider with the {@linkplain #DEFAULT_CALL_TIMEOUT default call timeout}.
-	 * @param client a started Curator client (the caller closes it); its retry policy applies within each call's
-	 * bound
+	 * Creates a provider with the {@linkplain #DEFAULT_CALL_TIMEOUT default call
+	 * timeout}.
+	 * @param client a started Curator client (the caller closes it); its retry policy
+	 * applies within each call's bound
 	 * @param basePath the node all locks live under, e.g. {@code /distlock}
 	 * @throws LockConfigurationException if the base path is invalid
 	 */
@@ -158,10 +176,12 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Queues one node and waits in place: the node is created once and kept while the waiter watches the node
-	 * ahead of it, re-checking on every event and at least every {@link #RECHECK}; if the node vanishes (its session
-	 * expired), a new one is queued. A node that does not end up holding the lock is deleted before this returns or
-	 * throws. Every call returns by the attempt's {@link LockAttempt#deadlineNanos() deadline}.
+	 * Queues one node and waits in place: the node is created once and kept while the
+	 * waiter watches the node ahead of it, re-checking on every event and at least every
+	 * {@link #RECHECK}; if the node vanishes (its session expired), a new one is queued.
+	 * A node that does not end up holding the lock is deleted before this returns or
+	 * throws. Every call returns by the attempt's {@link LockAttempt#deadlineNanos()
+	 * deadline}.
 	 */
 	@Override
 	public @Nullable ZooKeeperHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
@@ -183,7 +203,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					own = created.path();
 					token = created.czxid();
 					if (token == 0) {
-						// found again by its protection id after a lost reply: the stat was not filled in
+						// found again by its protection id after a lost reply: the stat
+						// was not filled in
 						Stat found = this.calls.exists(own, null, until);
 						token = (found != null) ? found.getCzxid() : 0;
 					}
@@ -195,12 +216,11 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					children = this.calls.children(lockPath, until);
 					this.session.confirmed(sent);
 				}
-				LockQueue.Position position = (token != 0)
-						? LockQueue.position(queueOf(lockPath, children, until), ZKPaths.getNodeFromPath(own),
-								attempt.type(), attempt.permits())
-						: null;
+				LockQueue.Position position = (token != 0) ? LockQueue.position(queueOf(lockPath, children, until),
+						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
 				if (position == null) {
-					// our node is gone (session expired, or deleted by an operator): queue again at the back
+					// our node is gone (session expired, or deleted by an operator):
+					// queue again at the back
 					own = null;
 					continue;
 				}
@@ -233,7 +253,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					continue;
 				}
 				if (position.confirm()) {
-					// the watched node's grant, not only its deletion, moves us: re-read in case it came first
+					// the watched node's grant, not only its deletion, moves us: re-read
+					// in case it came first
 					attempt.markSent();
 					long sent = System.nanoTime();
 					List<String> again = this.calls.children(lockPath, until);
@@ -260,9 +281,10 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Queues a node. The lock node that holds the queue is a container, which the servers reap once it is empty: one
-	 * reaped between Curator creating it and creating the node in it fails the create with "no node", so the create
-	 * is tried again (it creates the parents again) until the deadline.
+	 * Queues a node. The lock node that holds the queue is a container, which the servers
+	 * reap once it is empty: one reaped between Curator creating it and creating the node
+	 * in it fails the create with "no node", so the create is tried again (it creates the
+	 * parents again) until the deadline.
 	 */
 	private ZooKeeperCalls.Created create(String path, byte[] data, long until) throws Exception {
 		while (true) {
@@ -281,8 +303,9 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * A snapshot of a lock's children in creation order: by sequence number, or, once the lock node's sequence
-	 * counter ran out, by the creation zxids read from the server (see {@link LockQueue}).
+	 * A snapshot of a lock's children in creation order: by sequence number, or, once the
+	 * lock node's sequence counter ran out, by the creation zxids read from the server
+	 * (see {@link LockQueue}).
 	 */
 	private List<LockQueue.Node> queueOf(String lockPath, List<String> children, long until) throws Exception {
 		List<LockQueue.Node> nodes = LockQueue.sorted(children);
@@ -313,7 +336,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			return false;
 		}
 		this.session.confirmed(sent);
-		// a hold that ended meanwhile (session lost) stays ended: the renewal came too late
+		// a hold that ended meanwhile (session lost) stays ended: the renewal came too
+		// late
 		return !zkLock.isFinished();
 	}
 
@@ -325,21 +349,23 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Nothing is left to clean up: {@link #acquire(LockAttempt, LockWaiter)} deletes a node that does not hold the
-	 * lock before it returns or throws, and a create whose reply came late or was lost is deleted by its own path
-	 * (see {@link ZooKeeperCalls}) or found and deleted by Curator's protected mode.
+	 * Nothing is left to clean up: {@link #acquire(LockAttempt, LockWaiter)} deletes a
+	 * node that does not hold the lock before it returns or throws, and a create whose
+	 * reply came late or was lost is deleted by its own path (see {@link ZooKeeperCalls})
+	 * or found and deleted by Curator's protected mode.
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
 	}
 
 	/**
-	 * Deletes a node of ours. While connected the delete is one direct call, so the lock is free when a release
-	 * returns; it bypasses Curator's retry loop, which would block a release for as long as the connection stays down.
-	 * If that call fails or gets no reply by the deadline, or the client is disconnected or the thread interrupted,
-	 * Curator's guaranteed delete takes over: it keeps retrying in the background, also after a reconnect, until the
-	 * node is gone, so a release while disconnected returns at once and still never leaves a node that blocks the
-	 * queue.
+	 * Deletes a node of ours. While connected the delete is one direct call, so the lock
+	 * is free when a release returns; it bypasses Curator's retry loop, which would block
+	 * a release for as long as the connection stays down. If that call fails or gets no
+	 * reply by the deadline, or the client is disconnected or the thread interrupted,
+	 * Curator's guaranteed delete takes over: it keeps retrying in the background, also
+	 * after a reconnect, until the node is gone, so a release while disconnected returns
+	 * at once and still never leaves a node that blocks the queue.
 	 */
 	private void delete(String path, long until) {
 		if (this.client.getZookeeperClient().isConnected() && !Thread.currentThread().isInterrupted()) {
@@ -358,9 +384,10 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Ends the held locks: the holder learns first; only then may another client get the lock. A lock whose holder
-	 * already released it (kept for a hold-at-least) is left alone unless the session is certainly gone: if the
-	 * session lives on, deleting its node would let another process in before the hold ends, and if it does not, the
+	 * Ends the held locks: the holder learns first; only then may another client get the
+	 * lock. A lock whose holder already released it (kept for a hold-at-least) is left
+	 * alone unless the session is certainly gone: if the session lives on, deleting its
+	 * node would let another process in before the hold ends, and if it does not, the
 	 * servers delete the node themselves.
 	 */
 	private void loseAll(String reason, boolean sessionGone) {
@@ -374,14 +401,15 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	private static byte[] data(LockAttempt attempt, Duration lease) {
-		// the key goes last: everything after "key=" is the key, whatever characters it holds
+		// the key goes last: everything after "key=" is the key, whatever characters it
+		// holds
 		return ("owner=" + attempt.owner() + "\nlease=" + lease + "\nkey=" + attempt.key())
 			.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
-	 * {@code false}: a node lives as long as its holder's session, so the core's lease clock ends this provider's
-	 * leases on time and releases them here.
+	 * {@code false}: a node lives as long as its holder's session, so the core's lease
+	 * clock ends this provider's leases on time and releases them here.
 	 */
 	@Override
 	public boolean expiresLeases() {
@@ -389,8 +417,9 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Health check for indicators and the locks endpoint: waits for a connection and reads whether the base node
-	 * exists, which writes nothing (no node, no session), bounded by the call timeout.
+	 * Health check for indicators and the locks endpoint: waits for a connection and
+	 * reads whether the base node exists, which writes nothing (no node, no session),
+	 * bounded by the call timeout.
 	 * @param probe unused: the check touches no lock
 	 */
 	@Override
@@ -401,8 +430,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Stops the session handling. Locks still held keep their nodes until released or until the client's session
-	 * ends.
+	 * Stops the session handling. Locks still held keep their nodes until released or
+	 * until the client's session ends.
 	 */
 	@Override
 	public void close() {
@@ -441,8 +470,9 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		}
 
 		/**
-		 * The longest a renewal, a release or a health check waits for its reply, and how far past its wait an
-		 * acquisition's calls may run ({@code distlock.call-timeout}); whatever the client's connection timeout.
+		 * The longest a renewal, a release or a health check waits for its reply, and how
+		 * far past its wait an acquisition's calls may run
+		 * ({@code distlock.call-timeout}); whatever the client's connection timeout.
 		 * @param callTimeout a positive duration
 		 * @return this builder
 		 * @throws LockConfigurationException if it is not positive

@@ -1,6 +1,8 @@
 /**
- * The ZooKeeper backend, on Apache Curator: {@link dev.distlock.zookeeper.ZooKeeperLockProvider} keeps every lock as a
- * queue of ephemeral sequential nodes, and {@link dev.distlock.zookeeper.LockNodePaths} maps keys to node paths.
+ * The ZooKeeper backend, on Apache Curator:
+ * {@link dev.distlock.zookeeper.ZooKeeperLockProvider} keeps every lock as a queue of
+ * ephemeral sequential nodes, and {@link dev.distlock.zookeeper.LockNodePaths} maps keys
+ * to node paths.
  */
 @NullMarked
 package dev.distlock.zookeeper;

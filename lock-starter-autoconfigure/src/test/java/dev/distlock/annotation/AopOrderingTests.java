@@ -27,9 +27,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How the {@code @DistributedLock} advisor nests with {@code @Transactional} on a real H2 transaction: by default the
- * lock is taken before the transaction begins and released after it commits (so the next holder sees the committed
- * data); {@code distlock.aop.order} moves it inside.
+ * How the {@code @DistributedLock} advisor nests with {@code @Transactional} on a real H2
+ * transaction: by default the lock is taken before the transaction begins and released
+ * after it commits (so the next holder sees the committed data);
+ * {@code distlock.aop.order} moves it inside.
  */
 @Timeout(60)
 class AopOrderingTests {
@@ -52,7 +53,8 @@ class AopOrderingTests {
 
 	@Test
 	void defaultOrderWrapsATransactionOrderedLikeSpringBoots() {
-		// @EnableTransactionManagement's default order is LOWEST_PRECEDENCE, as Spring Boot configures it
+		// @EnableTransactionManagement's default order is LOWEST_PRECEDENCE, as Spring
+		// Boot configures it
 		this.contextRunner.withUserConfiguration(DefaultOrderTransactions.class).run((context) -> {
 			List<String> events = writeOnce(context.getBean(OrderWriter.class), context.getBean(Events.class));
 			assertThat(events).containsExactly("lock held in transaction", "commit", "release");
@@ -87,7 +89,10 @@ class AopOrderingTests {
 		return List.copyOf(events.list);
 	}
 
-	/** The order of what happened: commit (transaction synchronization) and release (lock listener). */
+	/**
+	 * The order of what happened: commit (transaction synchronization) and release (lock
+	 * listener).
+	 */
 	static class Events implements LockListener {
 
 		final List<String> list = new CopyOnWriteArrayList<>();

@@ -33,10 +33,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Bad input fails loudly, early and with a message naming the culprit: every mistake in a {@code @DistributedLock}
- * that can be seen without a call stops the application's startup with a {@link LockConfigurationException} naming
- * the method and the offending value; keys that come out null or blank, or whose expression fails, raise
- * {@link LockKeyException} before anything is locked; nothing hangs and no lock is left behind.
+ * Bad input fails loudly, early and with a message naming the culprit: every mistake in a
+ * {@code @DistributedLock} that can be seen without a call stops the application's
+ * startup with a {@link LockConfigurationException} naming the method and the offending
+ * value; keys that come out null or blank, or whose expression fails, raise
+ * {@link LockKeyException} before anything is locked; nothing hangs and no lock is left
+ * behind.
  */
 @Timeout(30)
 class BadInputTests {
@@ -46,8 +48,7 @@ class BadInputTests {
 		.withPropertyValues("distlock.provider=local", "test.lease=soon");
 
 	static Stream<Arguments> badAnnotations() {
-		return Stream.of(
-				arguments("bad SpEL syntax", BadSyntax.class, new String[] { "'#id +'", "not valid SpEL" }),
+		return Stream.of(arguments("bad SpEL syntax", BadSyntax.class, new String[] { "'#id +'", "not valid SpEL" }),
 				arguments("variable that is no parameter", UnknownVariable.class,
 						new String[] { "'#ordr.id'", "#ordr, which is not a parameter", "#order" }),
 				arguments("bare name instead of #name or a literal", BareName.class,
@@ -63,8 +64,7 @@ class BadInputTests {
 				arguments("negative wait", NegativeWait.class, new String[] { "waitTime '-1s' must not be negative" }),
 				arguments("zero lease", ZeroLease.class, new String[] { "lease '0' must be positive" }),
 				arguments("negative lease", NegativeLease.class, new String[] { "lease '-5s' must be positive" }),
-				arguments("permits below one", NoPermits.class,
-						new String[] { "permits must be at least 1, was 0" }),
+				arguments("permits below one", NoPermits.class, new String[] { "permits must be at least 1, was 0" }),
 				arguments("permits on a MUTEX", PermitsOnMutex.class,
 						new String[] { "permits=3 applies to SEMAPHORE only", "MUTEX" }),
 				arguments("unknown fallback method", UnknownFallback.class,

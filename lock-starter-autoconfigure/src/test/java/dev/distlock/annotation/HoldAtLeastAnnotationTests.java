@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code @DistributedLock(holdAtLeast = ...)}: checked at startup, and a job whose method ends sooner keeps its lock
- * until the hold ends.
+ * {@code @DistributedLock(holdAtLeast = ...)}: checked at startup, and a job whose method
+ * ends sooner keeps its lock until the hold ends.
  */
 @Timeout(30)
 class HoldAtLeastAnnotationTests {
@@ -67,13 +67,13 @@ class HoldAtLeastAnnotationTests {
 		assertThatExceptionOfType(LockConfigurationException.class)
 			.isThrownBy(() -> LockRequest.builder("k").holdAtLeast(Duration.ofSeconds(-1)).build())
 			.withMessageContaining("Hold-at-least of lock 'k' must not be negative");
-		assertThatExceptionOfType(LockConfigurationException.class)
-			.isThrownBy(() -> LockRequest.builder("k")
-				.lease(Duration.ofSeconds(1))
-				.holdAtLeast(Duration.ofSeconds(2))
-				.build())
+		assertThatExceptionOfType(LockConfigurationException.class).isThrownBy(
+				() -> LockRequest.builder("k").lease(Duration.ofSeconds(1)).holdAtLeast(Duration.ofSeconds(2)).build())
 			.withMessageContaining("must not be longer than its fixed lease (PT1S)");
-		assertThat(LockRequest.builder("k").lease(Duration.ofSeconds(2)).holdAtLeast(Duration.ofSeconds(2)).build()
+		assertThat(LockRequest.builder("k")
+			.lease(Duration.ofSeconds(2))
+			.holdAtLeast(Duration.ofSeconds(2))
+			.build()
 			.toBuilder()
 			.build()
 			.holdAtLeast()).isEqualTo(Duration.ofSeconds(2));
@@ -103,8 +103,7 @@ class HoldAtLeastAnnotationTests {
 			return this.runs.get();
 		}
 
-		@DistributedLock(name = "job", waitTime = "0", onFailure = LockFailureAction.SKIP,
-				holdAtLeast = "${job.hold}")
+		@DistributedLock(name = "job", waitTime = "0", onFailure = LockFailureAction.SKIP, holdAtLeast = "${job.hold}")
 		public @Nullable Boolean run() {
 			this.runs.incrementAndGet();
 			return true;

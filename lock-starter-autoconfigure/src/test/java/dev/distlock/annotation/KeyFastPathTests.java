@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The key expressions read without SpEL's evaluation (literals, parameters, property chains) give what SpEL gives,
- * fall back to SpEL for what they cannot read, and the rest goes through SpEL with a reused context.
+ * The key expressions read without SpEL's evaluation (literals, parameters, property
+ * chains) give what SpEL gives, fall back to SpEL for what they cannot read, and the rest
+ * goes through SpEL with a reused context.
  */
 class KeyFastPathTests {
 

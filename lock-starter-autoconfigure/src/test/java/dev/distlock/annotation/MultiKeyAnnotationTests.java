@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A {@code @DistributedLock} key expression that yields a collection or an array locks every element together, each
- * under the name prefix, with its own fencing token.
+ * A {@code @DistributedLock} key expression that yields a collection or an array locks
+ * every element together, each under the name prefix, with its own fencing token.
  */
 @Timeout(30)
 class MultiKeyAnnotationTests {
@@ -48,7 +48,8 @@ class MultiKeyAnnotationTests {
 			});
 			assertThat(tokens).containsOnlyKeys("account:A", "account:B");
 			assertThat(tokens.values()).allMatch((token) -> token > 0);
-			assertThat(template.tryAcquire(busyCheck("account:A"))).as("A after the transfer").isPresent()
+			assertThat(template.tryAcquire(busyCheck("account:A"))).as("A after the transfer")
+				.isPresent()
 				.hasValueSatisfying(Lease::release);
 		});
 	}
@@ -79,7 +80,8 @@ class MultiKeyAnnotationTests {
 			finally {
 				busy.release();
 			}
-			assertThat(template.tryAcquire(busyCheck("account:A"))).as("A after the failed call").isPresent()
+			assertThat(template.tryAcquire(busyCheck("account:A"))).as("A after the failed call")
+				.isPresent()
 				.hasValueSatisfying(Lease::release);
 		});
 	}
@@ -110,7 +112,8 @@ class MultiKeyAnnotationTests {
 			for (String account : accounts) {
 				tokens.put("account:" + account, lease.fencingToken("account:" + account));
 			}
-			// on another thread, which does not re-enter; join() hands its assertion errors on
+			// on another thread, which does not re-enter; join() hands its assertion
+			// errors on
 			java.util.concurrent.CompletableFuture.runAsync(whileLocked).join();
 			return tokens;
 		}

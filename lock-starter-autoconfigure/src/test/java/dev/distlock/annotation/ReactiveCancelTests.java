@@ -36,9 +36,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Disposing the subscription of a locked method returning an endless {@code Flux} frees its lock within a second,
- * for another thread of the same application and for another application on the same backend (issue 28 #10; the
- * local backend's locks are seen by its own application only).
+ * Disposing the subscription of a locked method returning an endless {@code Flux} frees
+ * its lock within a second, for another thread of the same application and for another
+ * application on the same backend (issue 28 #10; the local backend's locks are seen by
+ * its own application only).
  */
 @Timeout(60)
 class ReactiveCancelTests {
@@ -58,12 +59,13 @@ class ReactiveCancelTests {
 	private ApplicationContextRunner runner(String provider, String prefix) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-					DataSourceAutoConfiguration.class, DistlockAutoConfiguration.class, RedisLockAutoConfiguration.class,
-					JdbcLockAutoConfiguration.class, ZooKeeperLockAutoConfiguration.class))
+					DataSourceAutoConfiguration.class, DistlockAutoConfiguration.class,
+					RedisLockAutoConfiguration.class, JdbcLockAutoConfiguration.class,
+					ZooKeeperLockAutoConfiguration.class))
 			.withPropertyValues("distlock.provider=" + provider, "distlock.key-prefix=" + prefix,
 					"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=6379",
-					"spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test", "spring.datasource.username=postgres",
-					"distlock.jdbc.initialize-schema=always",
+					"spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
+					"spring.datasource.username=postgres", "distlock.jdbc.initialize-schema=always",
 					"distlock.zookeeper.connect-string=" + zookeeper.getConnectString())
 			.withBean(Ticker.class);
 	}
@@ -76,14 +78,17 @@ class ReactiveCancelTests {
 			assertThat(first).hasNotFailed();
 			assertThat(second).hasNotFailed();
 			Ticker ticker = first.getBean(Ticker.class);
-			// the local backend's locks live in one application: another one never sees them
+			// the local backend's locks live in one application: another one never sees
+			// them
 			List<ConfigurableApplicationContext> others = provider.equals("local")
 					? List.of(first.getSourceApplicationContext())
 					: List.of(first.getSourceApplicationContext(), second.getSourceApplicationContext());
 			for (ConfigurableApplicationContext other : others) {
 				List<Long> seen = new CopyOnWriteArrayList<>();
-				// the previous caller's take(1) releases after handing on its element (and the first call of a new
-				// application may find its connection still opening): retry until this stream holds the key
+				// the previous caller's take(1) releases after handing on its element
+				// (and the first call of a new
+				// application may find its connection still opening): retry until this
+				// stream holds the key
 				Disposable stream = ticker.ticks()
 					.retryWhen(Retry.fixedDelay(100, Duration.ofMillis(50))
 						.filter(LockAcquisitionException.class::isInstance))
@@ -111,9 +116,10 @@ class ReactiveCancelTests {
 					}
 					return null;
 				}).get(10, TimeUnit.SECONDS);
-				assertThat(got).as("the key after dispose() on %s (%s); attempts: %s", provider,
-						(other == first.getSourceApplicationContext()) ? "same application" : "another application",
-						attempts)
+				assertThat(got)
+					.as("the key after dispose() on %s (%s); attempts: %s", provider,
+							(other == first.getSourceApplicationContext()) ? "same application" : "another application",
+							attempts)
 					.isNotNull()
 					.isLessThan(TimeUnit.SECONDS.toNanos(1));
 			}
@@ -137,7 +143,10 @@ class ReactiveCancelTests {
 			return Flux.interval(Duration.ofMillis(50));
 		}
 
-		/** The first element of the given application's stream, or nothing if its lock was busy. */
+		/**
+		 * The first element of the given application's stream, or nothing if its lock was
+		 * busy.
+		 */
 		List<Long> firstElement(ConfigurableApplicationContext context) {
 			List<Long> first = context.getBean(Ticker.class)
 				.ticks()

@@ -36,8 +36,9 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link DistlockAutoConfiguration}: provider selection and its failures, properties into {@link LockSettings}, the
- * {@code @DistributedLock} advisor and its back-off, user beans winning, and the generated configuration metadata.
+ * {@link DistlockAutoConfiguration}: provider selection and its failures, properties into
+ * {@link LockSettings}, the {@code @DistributedLock} advisor and its back-off, user beans
+ * winning, and the generated configuration metadata.
  */
 @Timeout(60)
 class DistlockAutoConfigurationTests {
@@ -149,8 +150,8 @@ class DistlockAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.isInstanceOf(LockConfigurationException.class)
-				.hasMessageContaining("distlock.watchdog.interval (PT10S) must be shorter than "
-						+ "distlock.watchdog.lease"));
+				.hasMessageContaining(
+						"distlock.watchdog.interval (PT10S) must be shorter than " + "distlock.watchdog.lease"));
 	}
 
 	@Test
@@ -165,13 +166,11 @@ class DistlockAutoConfigurationTests {
 
 	@Test
 	void runWithAnnotatedBeanShouldProxyIt() {
-		this.contextRunner.withPropertyValues("distlock.provider=local")
-			.withBean(Annotated.class)
-			.run((context) -> {
-				Annotated bean = context.getBean(Annotated.class);
-				assertThat(AopUtils.isAopProxy(bean)).isTrue();
-				assertThat(bean.locked()).isTrue();
-			});
+		this.contextRunner.withPropertyValues("distlock.provider=local").withBean(Annotated.class).run((context) -> {
+			Annotated bean = context.getBean(Annotated.class);
+			assertThat(AopUtils.isAopProxy(bean)).isTrue();
+			assertThat(bean.locked()).isTrue();
+		});
 	}
 
 	@Test
@@ -214,15 +213,13 @@ class DistlockAutoConfigurationTests {
 
 	@Test
 	void runWithUserLockTemplateShouldUseIt() {
-		this.contextRunner.withUserConfiguration(UserTemplate.class)
-			.withBean(Annotated.class)
-			.run((context) -> {
-				assertThat(context).hasSingleBean(LockTemplate.class);
-				LockTemplate template = context.getBean(LockTemplate.class);
-				assertThat(template).isSameAs(context.getBean(UserTemplate.class).template);
-				assertThat(context.getBean(Annotated.class).locked()).isTrue();
-				assertThat(template.settings().keyPrefix()).isEqualTo("lock:");
-			});
+		this.contextRunner.withUserConfiguration(UserTemplate.class).withBean(Annotated.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockTemplate.class);
+			LockTemplate template = context.getBean(LockTemplate.class);
+			assertThat(template).isSameAs(context.getBean(UserTemplate.class).template);
+			assertThat(context.getBean(Annotated.class).locked()).isTrue();
+			assertThat(template.settings().keyPrefix()).isEqualTo("lock:");
+		});
 	}
 
 	@Test
@@ -262,8 +259,8 @@ class DistlockAutoConfigurationTests {
 	void runWithBackendEnabledByAnEnvironmentVariableShouldAddItBesideTheDefault() {
 		this.contextRunner.withUserConfiguration(TwoProviders.class)
 			.withInitializer(environment(Map.of("DISTLOCK_PROVIDER", "alpha", "DISTLOCK_LOCAL_ENABLED", "true")))
-			.run((context) -> assertThat(context.getBean(LockTemplate.class).providers())
-				.containsOnlyKeys("alpha", "beta", "local"));
+			.run((context) -> assertThat(context.getBean(LockTemplate.class).providers()).containsOnlyKeys("alpha",
+					"beta", "local"));
 	}
 
 	@Test
@@ -296,8 +293,8 @@ class DistlockAutoConfigurationTests {
 		});
 		for (String provider : providers) {
 			assertThat(properties).as("distlock.%s.enabled", provider)
-				.anySatisfy((property) -> assertThat(property.get("name"))
-					.isEqualTo("distlock." + provider + ".enabled"));
+				.anySatisfy(
+						(property) -> assertThat(property.get("name")).isEqualTo("distlock." + provider + ".enabled"));
 		}
 	}
 

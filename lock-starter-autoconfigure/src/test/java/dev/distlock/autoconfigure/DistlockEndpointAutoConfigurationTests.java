@@ -26,17 +26,17 @@ class DistlockEndpointAutoConfigurationTests {
 	void runWhenExposedShouldCreateEndpoint() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
 			assertThat(context).hasSingleBean(LocksEndpoint.class);
-			context.getBean(LockTemplate.class).run("order:1", () -> assertThat(
-					context.getBean(LocksEndpoint.class).locks().leases()).singleElement()
-				.satisfies((lease) -> assertThat(lease.key()).isEqualTo("order:1")));
+			context.getBean(LockTemplate.class)
+				.run("order:1", () -> assertThat(context.getBean(LocksEndpoint.class).locks().leases()).singleElement()
+					.satisfies((lease) -> assertThat(lease.key()).isEqualTo("order:1")));
 		});
 	}
 
 	@Test
 	void runWithUserEndpointShouldBackOff() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks")
-			.withBean("myLocksEndpoint", LocksEndpoint.class, () -> new LocksEndpoint(
-					new LockTemplate(new dev.distlock.local.LocalLockProvider())))
+			.withBean("myLocksEndpoint", LocksEndpoint.class,
+					() -> new LocksEndpoint(new LockTemplate(new dev.distlock.local.LocalLockProvider())))
 			.run((context) -> assertThat(context).getBean(LocksEndpoint.class)
 				.isSameAs(context.getBean("myLocksEndpoint")));
 	}

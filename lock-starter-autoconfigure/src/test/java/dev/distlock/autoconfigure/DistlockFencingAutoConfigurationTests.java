@@ -27,15 +27,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class DistlockFencingAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class,
-				DistlockFencingAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				JdbcClientAutoConfiguration.class, DistlockFencingAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:fencing-autoconfig;DB_CLOSE_DELAY=-1");
 
 	@Test
 	void runWithJdbcClientAndMeterRegistryShouldCountRefusals() {
 		this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
-			assertThat(context).hasSingleBean(JdbcFencing.class).hasSingleBean(MetricsFencingListener.class)
+			assertThat(context).hasSingleBean(JdbcFencing.class)
+				.hasSingleBean(MetricsFencingListener.class)
 				.doesNotHaveBean(RedisFencing.class);
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			jdbc.execute("CREATE TABLE account (id INT PRIMARY KEY, balance INT, fencing_token BIGINT)");
@@ -57,16 +57,14 @@ class DistlockFencingAutoConfigurationTests {
 
 	@Test
 	void runWithoutSpringJdbcShouldNotCreateJdbcFencing() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DistlockFencingAutoConfiguration.class))
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistlockFencingAutoConfiguration.class))
 			.withClassLoader(new FilteredClassLoader(JdbcTemplate.class.getPackageName() + ".simple"))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(JdbcFencing.class));
 	}
 
 	@Test
 	void runWithUserJdbcFencingShouldBackOff() {
-		this.contextRunner
-			.withBean("myFencing", JdbcFencing.class, () -> new JdbcFencing(new JdbcTemplate()))
+		this.contextRunner.withBean("myFencing", JdbcFencing.class, () -> new JdbcFencing(new JdbcTemplate()))
 			.run((context) -> assertThat(context).hasSingleBean(JdbcFencing.class).hasBean("myFencing"));
 	}
 

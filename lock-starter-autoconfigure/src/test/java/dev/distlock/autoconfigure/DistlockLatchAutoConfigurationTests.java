@@ -89,13 +89,12 @@ class DistlockLatchAutoConfigurationTests {
 
 	@Test
 	void runWithNonPositiveExpiryShouldFail() {
-		this.contextRunner.withPropertyValues("distlock.provider=local", "distlock.latch.expiry=0s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).rootCause()
-					.isInstanceOf(LockConfigurationException.class)
-					.hasMessageContaining("distlock.latch.expiry must be positive");
-			});
+		this.contextRunner.withPropertyValues("distlock.provider=local", "distlock.latch.expiry=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(LockConfigurationException.class)
+				.hasMessageContaining("distlock.latch.expiry must be positive");
+		});
 	}
 
 	@Test

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link DistlockLeaderAutoConfiguration}: two application contexts over one local lock state stand for two
- * instances of one application.
+ * Tests for {@link DistlockLeaderAutoConfiguration}: two application contexts over one
+ * local lock state stand for two instances of one application.
  */
 class DistlockLeaderAutoConfigurationTests {
 
@@ -43,8 +43,9 @@ class DistlockLeaderAutoConfigurationTests {
 
 	@Test
 	void runWhenEnabledShouldLeadPublishEventsAndRunLeaderOnlyMethodsWithTheTermsLease() {
-		this.contextRunner.withPropertyValues("distlock.leader.enabled=true", "distlock.leader.lease=1s",
-				"management.endpoints.web.exposure.include=leader")
+		this.contextRunner
+			.withPropertyValues("distlock.leader.enabled=true", "distlock.leader.lease=1s",
+					"management.endpoints.web.exposure.include=leader")
 			.run((context) -> {
 				LeaderCandidate candidate = context.getBean(LeaderCandidate.class);
 				assertThat(candidate.getGroup()).isEqualTo("billing");

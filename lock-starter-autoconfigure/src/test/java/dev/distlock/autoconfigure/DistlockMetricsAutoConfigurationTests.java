@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DistlockMetricsAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DistlockMetricsAutoConfiguration.class,
-				DistlockAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(DistlockMetricsAutoConfiguration.class, DistlockAutoConfiguration.class))
 		.withPropertyValues("distlock.provider=local");
 
 	@Test

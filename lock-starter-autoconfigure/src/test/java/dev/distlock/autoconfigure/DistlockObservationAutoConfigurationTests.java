@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DistlockObservationAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DistlockObservationAutoConfiguration.class,
-				DistlockAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(DistlockObservationAutoConfiguration.class, DistlockAutoConfiguration.class))
 		.withPropertyValues("distlock.provider=local");
 
 	@Test

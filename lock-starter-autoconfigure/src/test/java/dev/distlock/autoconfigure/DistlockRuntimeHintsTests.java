@@ -26,9 +26,10 @@ import org.springframework.javapoet.ClassName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link DistlockRuntimeHints} covers every Lua script and SQL file distlock ships and the SpEL root object, and
- * ahead-of-time processing of {@link DistlockAutoConfiguration} contributes it. The fallback method of a locked bean,
- * invoked by reflection, needs no hint of distlock's: the AOP proxy generated at build time registers its target's
+ * {@link DistlockRuntimeHints} covers every Lua script and SQL file distlock ships and
+ * the SpEL root object, and ahead-of-time processing of {@link DistlockAutoConfiguration}
+ * contributes it. The fallback method of a locked bean, invoked by reflection, needs no
+ * hint of distlock's: the AOP proxy generated at build time registers its target's
  * methods.
  */
 class DistlockRuntimeHintsTests {
@@ -80,7 +81,8 @@ class DistlockRuntimeHintsTests {
 				.accepts(hints);
 			assertThat(RuntimeHintsPredicates.resource().forResource("dev/distlock/jdbc/schema-mysql.sql"))
 				.accepts(hints);
-			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LockExpressionRoot.class, "getMethodName"))
+			assertThat(
+					RuntimeHintsPredicates.reflection().onMethodInvocation(LockExpressionRoot.class, "getMethodName"))
 				.accepts(hints);
 		}
 	}

@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link EtcdLockAutoConfiguration}, against a real etcd server started by the tests.
+ * Tests for {@link EtcdLockAutoConfiguration}, against a real etcd server started by the
+ * tests.
  */
 class EtcdLockAutoConfigurationTests {
 

@@ -48,7 +48,8 @@ class JdbcLockAutoConfigurationTests {
 	@Test
 	void embeddedDatabaseGetsTheTableAndAWorkingProvider() {
 		this.contextRunner.run((context) -> {
-			assertThat(context).hasNotFailed().hasSingleBean(JdbcLockProvider.class)
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(JdbcLockProvider.class)
 				.hasSingleBean(JdbcLockSchemaInitializer.class);
 			JdbcLockProvider provider = context.getBean(JdbcLockProvider.class);
 			assertThat(provider.platform()).isEqualTo("h2");
@@ -75,9 +76,8 @@ class JdbcLockAutoConfigurationTests {
 				JdbcLockProvider provider = context.getBean(JdbcLockProvider.class);
 				slowPool.set(true);
 				long start = System.nanoTime();
-				assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
-					.isThrownBy(() -> provider.checkHealth(new LockAttempt("probe", LockType.MUTEX, 1,
-							Duration.ofSeconds(1), "o")));
+				assertThatExceptionOfType(CannotGetJdbcConnectionException.class).isThrownBy(() -> provider
+					.checkHealth(new LockAttempt("probe", LockType.MUTEX, 1, Duration.ofSeconds(1), "o")));
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("health check with a pool that hangs 3 s")
 					.isBetween(Duration.ofMillis(250), Duration.ofMillis(1500));
 			});
@@ -103,7 +103,8 @@ class JdbcLockAutoConfigurationTests {
 
 	@Test
 	void releasedRowsAreSweptAtTheConfiguredInterval() {
-		this.contextRunner.withPropertyValues("distlock.jdbc.cleanup-interval=100ms", "distlock.jdbc.cleanup-batch-size=2")
+		this.contextRunner
+			.withPropertyValues("distlock.jdbc.cleanup-interval=100ms", "distlock.jdbc.cleanup-batch-size=2")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				LockTemplate template = context.getBean(LockTemplate.class);
@@ -132,8 +133,7 @@ class JdbcLockAutoConfigurationTests {
 	void initializeSchemaNeverCreatesNoTableAndStartupSaysWhatIsMissing() {
 		this.contextRunner.withPropertyValues("distlock.jdbc.initialize-schema=never").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
-				.hasMessageContaining("distlock_lock")
+			assertThat(configurationFailure(context.getStartupFailure())).hasMessageContaining("distlock_lock")
 				.hasMessageContaining("schema-h2.sql")
 				.hasMessageContaining("initialize-schema");
 		});
@@ -165,8 +165,7 @@ class JdbcLockAutoConfigurationTests {
 	void unknownPlatformFailsAtStartup() {
 		this.contextRunner.withPropertyValues("distlock.jdbc.platform=oracle").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
-				.hasMessageContaining("oracle")
+			assertThat(configurationFailure(context.getStartupFailure())).hasMessageContaining("oracle")
 				.hasMessageContaining("postgresql, mariadb, mysql and h2");
 		});
 	}
@@ -175,8 +174,7 @@ class JdbcLockAutoConfigurationTests {
 	void unsupportedDatabaseFailsAtStartupNamingIt() {
 		this.contextRunner.withUserConfiguration(OracleLookalikeConfiguration.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
-				.hasMessageContaining("Oracle")
+			assertThat(configurationFailure(context.getStartupFailure())).hasMessageContaining("Oracle")
 				.hasMessageContaining("distlock.provider");
 		});
 	}
@@ -205,7 +203,8 @@ class JdbcLockAutoConfigurationTests {
 			.withConfiguration(AutoConfigurations.of(JdbcLockAutoConfiguration.class, DistlockAutoConfiguration.class))
 			.withPropertyValues("distlock.provider=local", "distlock.jdbc.enabled=true")
 			.run((context) -> {
-				assertThat(context).hasNotFailed().doesNotHaveBean(JdbcLockProvider.class)
+				assertThat(context).hasNotFailed()
+					.doesNotHaveBean(JdbcLockProvider.class)
 					.hasSingleBean(LocalLockProvider.class);
 			});
 	}
@@ -264,7 +263,8 @@ class JdbcLockAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(JdbcLockProvider.class).tableName())
-					.as("the later customizer wins over the earlier one").isEqualTo("app_locks");
+					.as("the later customizer wins over the earlier one")
+					.isEqualTo("app_locks");
 			});
 	}
 
@@ -289,8 +289,8 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	/** Sets the table name; checks that it runs after the properties were applied. */
-	record OrderedJdbc(int order, String tableName) implements JdbcLockProviderBuilderCustomizer,
-			org.springframework.core.Ordered {
+	record OrderedJdbc(int order,
+			String tableName) implements JdbcLockProviderBuilderCustomizer, org.springframework.core.Ordered {
 
 		@Override
 		public void customize(dev.distlock.jdbc.JdbcLockProviderBuilder builder) {
@@ -370,14 +370,16 @@ class JdbcLockAutoConfigurationTests {
 					Connection connection = super.getConnection();
 					DatabaseMetaData metaData = connection.getMetaData();
 					DatabaseMetaData oracle = (DatabaseMetaData) Proxy.newProxyInstance(getClass().getClassLoader(),
-							new Class<?>[] { DatabaseMetaData.class }, (proxy, method, args) -> switch (method.getName()) {
+							new Class<?>[] { DatabaseMetaData.class },
+							(proxy, method, args) -> switch (method.getName()) {
 								case "getDatabaseProductName" -> "Oracle";
 								case "getDatabaseProductVersion" -> "23ai";
 								default -> method.invoke(metaData, args);
 							});
 					return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
-							new Class<?>[] { Connection.class }, (proxy, method, args) -> method.getName()
-								.equals("getMetaData") ? oracle : method.invoke(connection, args));
+							new Class<?>[] { Connection.class },
+							(proxy, method, args) -> method.getName().equals("getMetaData") ? oracle
+									: method.invoke(connection, args));
 				}
 
 			};
@@ -389,8 +391,9 @@ class JdbcLockAutoConfigurationTests {
 	static class SlowPoolConfiguration {
 
 		/**
-		 * A PostgreSQL pool that, once told to, takes 3 s to give a connection (as HikariCP validating a silent peer);
-		 * H2 connections are borrowed on the caller's thread.
+		 * A PostgreSQL pool that, once told to, takes 3 s to give a connection (as
+		 * HikariCP validating a silent peer); H2 connections are borrowed on the caller's
+		 * thread.
 		 */
 		@Bean
 		DataSource dataSource(AtomicBoolean slowPool) {

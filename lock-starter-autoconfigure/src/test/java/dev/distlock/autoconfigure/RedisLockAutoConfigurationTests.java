@@ -27,8 +27,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RedisLockAutoConfiguration}, on Spring Boot's Redis auto-configuration pointed at the Redis of
- * {@link TestServers#redisUri()}.
+ * Tests for {@link RedisLockAutoConfiguration}, on Spring Boot's Redis auto-configuration
+ * pointed at the Redis of {@link TestServers#redisUri()}.
  */
 class RedisLockAutoConfigurationTests {
 
@@ -59,7 +59,8 @@ class RedisLockAutoConfigurationTests {
 
 	@Test
 	void waitForReplicasIsCheckedAtStartup() {
-		this.contextRunner.withPropertyValues("distlock.redis.wait-for-replicas=1", "distlock.redis.replica-timeout=50ms")
+		this.contextRunner
+			.withPropertyValues("distlock.redis.wait-for-replicas=1", "distlock.redis.replica-timeout=50ms")
 			.run((context) -> assertThat(context.getBean(RedisLockProvider.class).getWaitForReplicas()).isEqualTo(1));
 		this.contextRunner.withPropertyValues("distlock.redis.wait-for-replicas=-1")
 			.run((context) -> assertThat(context).getFailure()
@@ -167,16 +168,18 @@ class RedisLockAutoConfigurationTests {
 	@Test
 	void customizersApplyInOrderAfterTheProperties() {
 		this.contextRunner.withPropertyValues("distlock.redis.waiter-timeout=7s")
-			.withBean("second", RedisLockProviderCustomizer.class, () -> new WaiterTimeoutCustomizer(2, Duration.ofSeconds(9)))
-			.withBean("first", RedisLockProviderCustomizer.class, () -> new WaiterTimeoutCustomizer(1, Duration.ofSeconds(8)))
+			.withBean("second", RedisLockProviderCustomizer.class,
+					() -> new WaiterTimeoutCustomizer(2, Duration.ofSeconds(9)))
+			.withBean("first", RedisLockProviderCustomizer.class,
+					() -> new WaiterTimeoutCustomizer(1, Duration.ofSeconds(8)))
 			.run((context) -> assertThat(context.getBean(RedisLockProvider.class).getWaiterTimeout())
 				.as("the last customizer in order wins over the earlier one and the property")
 				.isEqualTo(Duration.ofSeconds(9)));
 	}
 
 	/** Sets the waiter timeout, in the given order. */
-	record WaiterTimeoutCustomizer(int order, Duration waiterTimeout) implements RedisLockProviderCustomizer,
-			org.springframework.core.Ordered {
+	record WaiterTimeoutCustomizer(int order,
+			Duration waiterTimeout) implements RedisLockProviderCustomizer, org.springframework.core.Ordered {
 
 		@Override
 		public void customize(RedisLockProvider provider) {

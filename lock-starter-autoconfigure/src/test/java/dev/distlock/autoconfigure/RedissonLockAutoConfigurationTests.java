@@ -25,8 +25,9 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RedissonLockAutoConfiguration}. The application's {@link RedissonClient} comes from a user
- * configuration, as {@code redisson-spring-boot-starter} would supply it.
+ * Tests for {@link RedissonLockAutoConfiguration}. The application's
+ * {@link RedissonClient} comes from a user configuration, as
+ * {@code redisson-spring-boot-starter} would supply it.
  */
 class RedissonLockAutoConfigurationTests {
 
@@ -134,8 +135,7 @@ class RedissonLockAutoConfigurationTests {
 			.withPropertyValues("distlock.provider=local", "distlock.redisson.enabled=false")
 			.run((context) -> {
 				assertThat(context).doesNotHaveBean(RedissonLockProvider.class);
-				assertThat(context.getBean(LockTemplate.class).defaultProvider())
-					.isInstanceOf(LocalLockProvider.class);
+				assertThat(context.getBean(LockTemplate.class).defaultProvider()).isInstanceOf(LocalLockProvider.class);
 			});
 	}
 
@@ -180,8 +180,8 @@ class RedissonLockAutoConfigurationTests {
 	}
 
 	/** Records its call and sets the fence retention to its order in minutes. */
-	record OrderedRedisson(int order, java.util.List<String> calls) implements RedissonLockProviderCustomizer,
-			org.springframework.core.Ordered {
+	record OrderedRedisson(int order,
+			java.util.List<String> calls) implements RedissonLockProviderCustomizer, org.springframework.core.Ordered {
 
 		@Override
 		public void customize(RedissonLockProvider provider) {
@@ -199,8 +199,8 @@ class RedissonLockAutoConfigurationTests {
 	@Test
 	void runWithNodesShouldCreateTheQuorumProvider() {
 		this.contextRunner
-			.withPropertyValues("distlock.provider=redisson-quorum",
-					"distlock.redisson.nodes=" + redisAddress(), "distlock.redisson.node-timeout=1s")
+			.withPropertyValues("distlock.provider=redisson-quorum", "distlock.redisson.nodes=" + redisAddress(),
+					"distlock.redisson.node-timeout=1s")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RedissonQuorumLockProvider.class);
 				assertThat(context).doesNotHaveBean(RedissonLockProvider.class);

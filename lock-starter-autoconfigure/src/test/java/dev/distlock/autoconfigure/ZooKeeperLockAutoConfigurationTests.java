@@ -33,14 +33,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link ZooKeeperLockAutoConfiguration}, against a real in-process ZooKeeper server.
+ * Tests for {@link ZooKeeperLockAutoConfiguration}, against a real in-process ZooKeeper
+ * server.
  */
 class ZooKeeperLockAutoConfigurationTests {
 
 	private static TestingServer server;
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ZooKeeperLockAutoConfiguration.class, DistlockAutoConfiguration.class));
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(ZooKeeperLockAutoConfiguration.class, DistlockAutoConfiguration.class));
 
 	@BeforeAll
 	static void startServer() throws Exception {
@@ -77,8 +78,8 @@ class ZooKeeperLockAutoConfigurationTests {
 				assertThat(context.getBean(ZooKeeperLockProvider.class).paths().basePath()).isEqualTo("/app/locks");
 				LockTemplate template = context.getBean(LockTemplate.class);
 				assertThat(template.defaultProvider().name()).isEqualTo("zookeeper");
-				try (Lease lease = template.acquire(LockRequest.builder("auto").waitTime(Duration.ofSeconds(10))
-					.build())) {
+				try (Lease lease = template
+					.acquire(LockRequest.builder("auto").waitTime(Duration.ofSeconds(10)).build())) {
 					assertThat(lease.fencingToken()).isPositive();
 					assertThat(client.checkExists().forPath("/app/locks/lock:auto/mutex")).isNotNull();
 				}
@@ -89,8 +90,10 @@ class ZooKeeperLockAutoConfigurationTests {
 
 	@Test
 	void runWithCallTimeoutShouldBoundTheProvidersOwnCallsByIt() {
-		// nothing listens on port 1: the client never connects, so a health check waits for a connection until the
-		// provider's call timeout ends (1 s by default), not the connection timeout (15 s by default)
+		// nothing listens on port 1: the client never connects, so a health check waits
+		// for a connection until the
+		// provider's call timeout ends (1 s by default), not the connection timeout (15 s
+		// by default)
 		this.contextRunner
 			.withPropertyValues("distlock.zookeeper.connect-string=127.0.0.1:1", "distlock.call-timeout=200ms")
 			.run((context) -> {
@@ -195,12 +198,12 @@ class ZooKeeperLockAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("distlock.zookeeper.connect-string=" + server.getConnectString(),
 					"distlock.zookeeper.connection-timeout=4s")
-			.withBean("second", ZooKeeperLockClientBuilderCustomizer.class,
-					() -> new OrderedCurator(2, 6000))
+			.withBean("second", ZooKeeperLockClientBuilderCustomizer.class, () -> new OrderedCurator(2, 6000))
 			.withBean("first", ZooKeeperLockClientBuilderCustomizer.class, () -> new OrderedCurator(1, 5000))
-			.run((context) -> assertThat(context.getBean(CuratorFramework.class)
-				.getZookeeperClient()
-				.getConnectionTimeoutMs()).as("the later customizer wins").isEqualTo(6000));
+			.run((context) -> assertThat(
+					context.getBean(CuratorFramework.class).getZookeeperClient().getConnectionTimeoutMs())
+				.as("the later customizer wins")
+				.isEqualTo(6000));
 	}
 
 	@Test
@@ -216,8 +219,8 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	/** Sets the connection timeout. */
-	record OrderedCurator(int order, int connectionTimeoutMs) implements ZooKeeperLockClientBuilderCustomizer,
-			org.springframework.core.Ordered {
+	record OrderedCurator(int order,
+			int connectionTimeoutMs) implements ZooKeeperLockClientBuilderCustomizer, org.springframework.core.Ordered {
 
 		@Override
 		public void customize(CuratorFrameworkFactory.Builder builder) {
@@ -236,7 +239,8 @@ class ZooKeeperLockAutoConfigurationTests {
 
 		@Bean(destroyMethod = "close")
 		CuratorFramework userCurator() throws InterruptedException {
-			CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
+			CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
+					new RetryOneTime(100));
 			client.start();
 			client.blockUntilConnected(20, TimeUnit.SECONDS);
 			return client;

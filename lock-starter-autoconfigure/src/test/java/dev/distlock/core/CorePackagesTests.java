@@ -17,8 +17,8 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The core's layout by reader (docs/core.md): a small API, and no public API, callback or SPI type that names an
- * engine type in what callers can see.
+ * The core's layout by reader (docs/core.md): a small API, and no public API, callback or
+ * SPI type that names an engine type in what callers can see.
  */
 class CorePackagesTests {
 
@@ -27,7 +27,8 @@ class CorePackagesTests {
 	@Test
 	void theUserApiHasAtMostFifteenPublicTypes() throws Exception {
 		List<String> api = publicTypes("dev/distlock/core");
-		assertThat(api).as("public types of dev.distlock.core").hasSizeLessThanOrEqualTo(15)
+		assertThat(api).as("public types of dev.distlock.core")
+			.hasSizeLessThanOrEqualTo(15)
 			.contains("LockOperations", "LockTemplate", "LockRequest", "Lease", "LockType", "LockContext");
 	}
 

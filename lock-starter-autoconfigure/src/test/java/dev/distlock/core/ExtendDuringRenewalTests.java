@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link Lease#extend(Duration)} while a watchdog renewal is in flight: the backend may apply the renewal, then the
- * extension, while this JVM handles their answers the other way round. The lease's local end must never be later than
- * the backend's, or the lease reads valid while another holder has the lock.
+ * {@link Lease#extend(Duration)} while a watchdog renewal is in flight: the backend may
+ * apply the renewal, then the extension, while this JVM handles their answers the other
+ * way round. The lease's local end must never be later than the backend's, or the lease
+ * reads valid while another holder has the lock.
  */
 class ExtendDuringRenewalTests {
 
@@ -32,7 +33,8 @@ class ExtendDuringRenewalTests {
 
 			@Override
 			public RenewalOutcome[] renewAll(List<HeldLock> locks, Duration lease) {
-				// the backend applies the renewal at once; its answer is held until the extension was answered
+				// the backend applies the renewal at once; its answer is held until the
+				// extension was answered
 				RenewalOutcome[] outcomes = super.renewAll(locks, lease);
 				renewalApplied.countDown();
 				try {
@@ -50,17 +52,18 @@ class ExtendDuringRenewalTests {
 				LockTemplate other = new LockTemplate(this.backend)) {
 			Lease lease = template.acquire(LockRequest.builder("extend-race").waitTime(Duration.ZERO).build());
 			assertThat(renewalApplied.await(10, TimeUnit.SECONDS)).as("a watchdog renewal was sent").isTrue();
-			// applied after the renewal, so the backend now frees the key 300 ms from here
+			// applied after the renewal, so the backend now frees the key 300 ms from
+			// here
 			lease.extend(Duration.ofMillis(300));
 			Instant backendEnd = Instant.now().plusMillis(300);
 			extensionAnswered.countDown();
-			Thread.sleep(100); // the renewal's answer (6 s from when it was sent) comes in meanwhile
-			assertThat(lease.expiresAt()).as("the lease's end, never after the backend's").isBeforeOrEqualTo(backendEnd);
+			Thread.sleep(100); // the renewal's answer (6 s from when it was sent) comes
+								// in meanwhile
+			assertThat(lease.expiresAt()).as("the lease's end, never after the backend's")
+				.isBeforeOrEqualTo(backendEnd);
 			Thread.sleep(400);
-			Optional<Lease> successor = other.tryAcquire(LockRequest.builder("extend-race")
-				.waitTime(Duration.ZERO)
-				.lease(Duration.ofSeconds(5))
-				.build());
+			Optional<Lease> successor = other.tryAcquire(
+					LockRequest.builder("extend-race").waitTime(Duration.ZERO).lease(Duration.ofSeconds(5)).build());
 			assertThat(successor).as("the backend freed the key at the extension's end").isPresent();
 			assertThat(lease.isValid()).as("the first lease while another process holds the key").isFalse();
 			successor.get().release();

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A fixed lease counts from the request that granted the lock, not from when waiting began: a waiter that waited
- * longer than its lease still holds a valid lease when it gets the lock.
+ * A fixed lease counts from the request that granted the lock, not from when waiting
+ * began: a waiter that waited longer than its lease still holds a valid lease when it
+ * gets the lock.
  */
 class LeaseStartAfterWaitTests {
 
@@ -24,8 +25,8 @@ class LeaseStartAfterWaitTests {
 		try (LockTemplate holder = template(new LocalLockProvider(backend));
 				LockTemplate waiter = template(new LocalLockProvider(backend))) {
 			Lease held = holder.acquire(LockRequest.of("k"));
-			CompletableFuture<Lease> next = CompletableFuture.supplyAsync(() -> waiter
-				.acquire(LockRequest.builder("k").lease(Duration.ofMillis(400)).waitTime(Duration.ofSeconds(10)).build()));
+			CompletableFuture<Lease> next = CompletableFuture.supplyAsync(() -> waiter.acquire(
+					LockRequest.builder("k").lease(Duration.ofMillis(400)).waitTime(Duration.ofSeconds(10)).build()));
 			Thread.sleep(900);
 			held.release();
 			Lease lease = next.get(10, TimeUnit.SECONDS);
@@ -37,8 +38,7 @@ class LeaseStartAfterWaitTests {
 	}
 
 	private static LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
-				List.of());
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), List.of());
 	}
 
 }

@@ -16,7 +16,8 @@ class MultiKeyRequestTests {
 
 	@Test
 	void keysAreSortedAndDistinctAndJoinedIntoTheKey() {
-		LockRequest request = LockRequest.builder(List.of("b", "c", "a", "b")).holdAtLeast(Duration.ofSeconds(1))
+		LockRequest request = LockRequest.builder(List.of("b", "c", "a", "b"))
+			.holdAtLeast(Duration.ofSeconds(1))
 			.build();
 		assertThat(request.isMultiKey()).isTrue();
 		assertThat(request.keys()).containsExactly("a", "b", "c");

@@ -22,9 +22,10 @@ import io.etcd.jetcd.Client;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * Real {@code etcd} processes a test starts on free loopback ports, each with a data directory of its own under a
- * temporary directory: one member for the contract tests (shared per test JVM, see {@link #shared()}), three for the
- * fault tests. Members can be killed (SIGKILL), restarted on their data, paused (SIGSTOP) and resumed. A missing
+ * Real {@code etcd} processes a test starts on free loopback ports, each with a data
+ * directory of its own under a temporary directory: one member for the contract tests
+ * (shared per test JVM, see {@link #shared()}), three for the fault tests. Members can be
+ * killed (SIGKILL), restarted on their data, paused (SIGSTOP) and resumed. A missing
  * {@code etcd} binary fails with a message that says what to install.
  */
 public final class EtcdCluster implements AutoCloseable {
@@ -207,14 +208,15 @@ public final class EtcdCluster implements AutoCloseable {
 		}
 
 		void start() throws IOException {
-			// short heartbeats: a 1 s lease is the servers' minimum then, and a new leader is elected within a second
+			// short heartbeats: a 1 s lease is the servers' minimum then, and a new
+			// leader is elected within a second
 			List<String> command = List.of(this.binary.toString(), "--name", this.name, "--data-dir",
 					this.cluster.dir.resolve(this.name).toString(), "--listen-client-urls", clientUrl(),
 					"--advertise-client-urls", clientUrl(), "--listen-peer-urls", peerUrl(),
 					"--initial-advertise-peer-urls", peerUrl(), "--initial-cluster", this.initialCluster,
 					"--initial-cluster-state", "new", "--initial-cluster-token",
-					this.cluster.dir.getFileName().toString(), "--heartbeat-interval", "50", "--election-timeout", "500",
-					"--log-level", "warn", "--logger", "zap");
+					this.cluster.dir.getFileName().toString(), "--heartbeat-interval", "50", "--election-timeout",
+					"500", "--log-level", "warn", "--logger", "zap");
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()))
 				.start();
@@ -284,7 +286,10 @@ public final class EtcdCluster implements AutoCloseable {
 			awaitHealthy(Duration.ofSeconds(30));
 		}
 
-		/** Stops the member's process (SIGSTOP): it is cut off, its sockets stay open and silent. */
+		/**
+		 * Stops the member's process (SIGSTOP): it is cut off, its sockets stay open and
+		 * silent.
+		 */
 		public void pause() throws IOException, InterruptedException {
 			signal("STOP");
 		}

@@ -29,12 +29,14 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults on a real three-member etcd cluster while two processes (each with its own client on every member) take
- * and hold locks on a few keys from several threads: the leader killed and restarted, and the leader or a follower cut
- * off (SIGSTOP: its sockets stay open and silent, as in a partition). Every hold is recorded (key, token, from, to); the
- * holds that were still valid when their work ended must never overlap on a key, tokens must rise with the order of
- * the holds on each key, every call must return within its wait plus the call timeout, and locks must be granted
- * again once the cluster has a leader.
+ * Faults on a real three-member etcd cluster while two processes (each with its own
+ * client on every member) take and hold locks on a few keys from several threads: the
+ * leader killed and restarted, and the leader or a follower cut off (SIGSTOP: its sockets
+ * stay open and silent, as in a partition). Every hold is recorded (key, token, from,
+ * to); the holds that were still valid when their work ended must never overlap on a key,
+ * tokens must rise with the order of the holds on each key, every call must return within
+ * its wait plus the call timeout, and locks must be granted again once the cluster has a
+ * leader.
  */
 @Tag("fault")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -44,7 +46,10 @@ class EtcdClusterFaultTests {
 
 	private static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
 
-	/** Scheduling on a machine shared with other builds, on top of the wait and the call timeout. */
+	/**
+	 * Scheduling on a machine shared with other builds, on top of the wait and the call
+	 * timeout.
+	 */
 	private static final Duration SLACK = Duration.ofSeconds(2);
 
 	private static final List<String> KEYS = List.of("fault/a", "fault/b", "fault/c");
@@ -123,8 +128,7 @@ class EtcdClusterFaultTests {
 		Thread.sleep(2000);
 		workload.stop();
 		workload.assertConsistent();
-		assertThat(whileCutOff).as("locks granted by the other two members while %s was cut off", member)
-			.isPositive();
+		assertThat(whileCutOff).as("locks granted by the other two members while %s was cut off", member).isPositive();
 	}
 
 	private LockTemplate process() {
@@ -135,12 +139,15 @@ class EtcdClusterFaultTests {
 				LockSettings.defaults()
 					.withKeyPrefix("")
 					.withCallTimeout(CALL_TIMEOUT)
-					.withWatchdog(Duration.ofSeconds(3), null), List.of());
+					.withWatchdog(Duration.ofSeconds(3), null),
+				List.of());
 		this.templates.add(template);
 		return template;
 	}
 
-	/** One hold: a lock held from {@code start} to {@code end} (nano times) with a token. */
+	/**
+	 * One hold: a lock held from {@code start} to {@code end} (nano times) with a token.
+	 */
 	record Hold(String key, long token, String holder, long start, long end) {
 	}
 
@@ -222,12 +229,10 @@ class EtcdClusterFaultTests {
 					Hold next = holds.get(i);
 					assertThat(next.start()).as("%s began before %s ended", next, previous)
 						.isGreaterThan(previous.end());
-					assertThat(next.token()).as("token of %s after %s", next, previous)
-						.isGreaterThan(previous.token());
+					assertThat(next.token()).as("token of %s after %s", next, previous).isGreaterThan(previous.token());
 				}
 			}
-			assertThat(this.holds).as("valid holds recorded (failed: %d, lost: %d)", this.failed.get(),
-					this.lost.get())
+			assertThat(this.holds).as("valid holds recorded (failed: %d, lost: %d)", this.failed.get(), this.lost.get())
 				.isNotEmpty();
 		}
 

@@ -8,7 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link EtcdKeys}: keys are data, and none reaches outside its segment or aliases another.
+ * Tests for {@link EtcdKeys}: keys are data, and none reaches outside its segment or
+ * aliases another.
  */
 class EtcdKeysTests {
 

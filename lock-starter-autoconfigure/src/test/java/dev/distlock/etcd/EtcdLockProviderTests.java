@@ -24,11 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What the contract does not cover: an etcd lease revoked behind the holder's back is reported lost for every lock on
- * it, an attempt that was not granted leaves no entry in front of the next one, a waiter granted after a long wait and
- * a lease extended beyond its etcd lease keep their entry on the servers for the whole lease, a server that stops
- * answering fails an acquisition within its wait plus the call timeout, and an entry written after its caller gave up
- * is deleted once the write's reply comes.
+ * What the contract does not cover: an etcd lease revoked behind the holder's back is
+ * reported lost for every lock on it, an attempt that was not granted leaves no entry in
+ * front of the next one, a waiter granted after a long wait and a lease extended beyond
+ * its etcd lease keep their entry on the servers for the whole lease, a server that stops
+ * answering fails an acquisition within its wait plus the call timeout, and an entry
+ * written after its caller gave up is deleted once the write's reply comes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EtcdLockProviderTests {
@@ -53,14 +54,16 @@ class EtcdLockProviderTests {
 	private LockTemplate process(EtcdCluster cluster) throws Exception {
 		Client client = cluster.client();
 		this.clients.add(client);
-		// connected before the test starts: a new client's first call may take longer than the short call timeout
+		// connected before the test starts: a new client's first call may take longer
+		// than the short call timeout
 		client.getKVClient().get(EtcdKeys.bytes("warm-up")).get(10, TimeUnit.SECONDS);
 		EtcdLockProvider provider = EtcdLockProvider.builder(client).callTimeout(CALL_TIMEOUT).build();
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
 				LockSettings.defaults()
 					.withKeyPrefix("provider-tests:")
 					.withCallTimeout(CALL_TIMEOUT)
-					.withWatchdog(Duration.ofMillis(1500), null), List.of());
+					.withWatchdog(Duration.ofMillis(1500), null),
+				List.of());
 		this.templates.add(template);
 		return template;
 	}
@@ -178,7 +181,8 @@ class EtcdLockProviderTests {
 		}
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("time to give up on a silent server")
 			.isLessThan(wait.plus(CALL_TIMEOUT).plusSeconds(1));
-		// the write went out before the pause ended, so it may apply now: it must not keep the lock
+		// the write went out before the pause ended, so it may apply now: it must not
+		// keep the lock
 		try (Lease lease = other.acquire(LockRequest.builder("silent").waitTime(Duration.ofSeconds(5)).build())) {
 			assertThat(lease.isValid()).isTrue();
 		}

@@ -20,10 +20,11 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What released locks leave behind: the common case of a lock per business object, many distinct keys each locked
- * once. A lock is nothing but its queue entries, and a release deletes its entry, so no key of a released lock is
- * left; the etcd leases the entries were attached to expire by themselves. Fencing tokens are creation revisions, so
- * a key locked again after its entries were deleted still gets a higher one.
+ * What released locks leave behind: the common case of a lock per business object, many
+ * distinct keys each locked once. A lock is nothing but its queue entries, and a release
+ * deletes its entry, so no key of a released lock is left; the etcd leases the entries
+ * were attached to expire by themselves. Fencing tokens are creation revisions, so a key
+ * locked again after its entries were deleted still gets a higher one.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class EtcdResidueTests {
@@ -40,7 +41,8 @@ class EtcdResidueTests {
 	void connect() {
 		this.client = EtcdCluster.shared().client();
 		EtcdLockProvider provider = EtcdLockProvider.builder(this.client).root(this.root).build();
-		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""), List.of());
+		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""),
+				List.of());
 	}
 
 	@AfterEach

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The faults every cross-process backend goes through, each in child JVMs running {@link FaultWorkerApp} on one
- * key, each judged by {@link FaultChecker}: the holder paused with SIGSTOP past its lease and resumed, the holder
- * killed with SIGKILL, the backend connection delayed, reset and cut through a {@link TcpProxy}. Subclasses start the
- * backend, say how a child connects to it, and add the backend's server fault.
+ * The faults every cross-process backend goes through, each in child JVMs running
+ * {@link FaultWorkerApp} on one key, each judged by {@link FaultChecker}: the holder
+ * paused with SIGSTOP past its lease and resumed, the holder killed with SIGKILL, the
+ * backend connection delayed, reset and cut through a {@link TcpProxy}. Subclasses start
+ * the backend, say how a child connects to it, and add the backend's server fault.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -46,7 +47,9 @@ abstract class AbstractFaultTests {
 	/** Longest a call may take to get the lock or fail: wait + one client timeout. */
 	abstract Duration callBound();
 
-	/** Longest a killed holder's lock may stay taken: lease (or session timeout) + 1 s. */
+	/**
+	 * Longest a killed holder's lock may stay taken: lease (or session timeout) + 1 s.
+	 */
 	Duration crashBound() {
 		return LEASE.plusSeconds(1);
 	}
@@ -95,8 +98,7 @@ abstract class AbstractFaultTests {
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
@@ -121,8 +123,7 @@ abstract class AbstractFaultTests {
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}
@@ -153,8 +154,7 @@ abstract class AbstractFaultTests {
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}

@@ -37,9 +37,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Acquisitions racing {@link LockTemplate#close()}: threads acquire, hold briefly and release while the template is
- * closed under them. Afterwards the template holds nothing ({@code activeLeases()} is empty) and the backend holds no
- * lock of its keys: every acquisition that won the race was released by the shutdown or by itself.
+ * Acquisitions racing {@link LockTemplate#close()}: threads acquire, hold briefly and
+ * release while the template is closed under them. Afterwards the template holds nothing
+ * ({@code activeLeases()} is empty) and the backend holds no lock of its keys: every
+ * acquisition that won the race was released by the shutdown or by itself.
  */
 class CloseRaceTests {
 
@@ -71,7 +72,8 @@ class CloseRaceTests {
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		race(provider, () -> {
 			Set<String> keys = redis.keys("*" + this.prefix + "*");
-			// a key's fencing counter outlives its locks by design (distlock.redis.fence-retention)
+			// a key's fencing counter outlives its locks by design
+			// (distlock.redis.fence-retention)
 			return keys.stream().filter((key) -> !key.endsWith(":fence")).toList();
 		});
 	}
@@ -89,9 +91,10 @@ class CloseRaceTests {
 		JdbcLockProvider provider = JdbcLockProvider.builder(dataSource).build();
 		this.resources.add(provider::close);
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		race(provider, () -> jdbc.queryForList("SELECT lock_key || ' ' || lock_kind || ' ' || slot FROM "
-				+ JdbcLockSchema.DEFAULT_TABLE_NAME + " WHERE lock_key LIKE ? AND lease_until > now()", String.class,
-				this.prefix + "%"));
+		race(provider,
+				() -> jdbc.queryForList("SELECT lock_key || ' ' || lock_kind || ' ' || slot FROM "
+						+ JdbcLockSchema.DEFAULT_TABLE_NAME + " WHERE lock_key LIKE ? AND lease_until > now()",
+						String.class, this.prefix + "%"));
 	}
 
 	private void race(LockProvider<?> provider, Supplier<List<String>> heldInBackend) throws Exception {
@@ -99,7 +102,8 @@ class CloseRaceTests {
 		AtomicInteger refused = new AtomicInteger();
 		for (int round = 0; round < ROUNDS; round++) {
 			LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-					LockSettings.defaults().withKeyPrefix(this.prefix).withWatchdog(Duration.ofSeconds(5), null), List.of());
+					LockSettings.defaults().withKeyPrefix(this.prefix).withWatchdog(Duration.ofSeconds(5), null),
+					List.of());
 			CountDownLatch started = new CountDownLatch(THREADS);
 			List<Thread> threads = new ArrayList<>();
 			for (int t = 0; t < THREADS; t++) {
@@ -136,10 +140,8 @@ class CloseRaceTests {
 				thread.join(TimeUnit.SECONDS.toMillis(20));
 				assertThat(thread.isAlive()).as(thread.getName() + " still running after close").isFalse();
 			}
-			assertThat(template.activeLeases()).as("leases the closed template still lists, round " + round)
-				.isEmpty();
-			assertThat(heldInBackend.get()).as("locks still held in the backend after close, round " + round)
-				.isEmpty();
+			assertThat(template.activeLeases()).as("leases the closed template still lists, round " + round).isEmpty();
+			assertThat(heldInBackend.get()).as("locks still held in the backend after close, round " + round).isEmpty();
 		}
 		assertThat(granted.get()).as("acquisitions granted before the closes").isPositive();
 		assertThat(refused.get()).as("acquisitions refused by closed templates").isEqualTo(ROUNDS * THREADS);

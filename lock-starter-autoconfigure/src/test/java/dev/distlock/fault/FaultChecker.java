@@ -12,17 +12,21 @@ import dev.distlock.fault.FaultHistory.Outcome;
 /**
  * Judges a run's history against what the docs promise, and measures it:
  * <ul>
- * <li><b>overlapping holds</b>: two processes inside the guarded method at once. Allowed only when one of the two
- * was told ({@code LockLostException}: a holder that stopped running past its lease, which README's "Guarantees"
- * names) or the run's fault is one the docs name as able to break exclusion unnoticed (a failover that loses the
- * last writes); any other overlap is a violation;</li>
- * <li><b>fencing</b>: accepted fenced writes in the resource's order must carry strictly increasing tokens, and a
- * hold requested after another ended must carry a greater token (never violated);</li>
- * <li><b>crash recovery</b>: from the kill of a holder to the next hold by another process, at most the bound;</li>
- * <li><b>hung calls</b>: no acquisition (call to lock or failure) longer than wait + one client timeout (+ 10 % and
- * scheduling slack), leaving out calls of a process the test had paused;</li>
- * <li><b>recovery after healing</b>: every process still alive completes a call with an accepted fenced write after
- * the fault healed, without a restart.</li>
+ * <li><b>overlapping holds</b>: two processes inside the guarded method at once. Allowed
+ * only when one of the two was told ({@code LockLostException}: a holder that stopped
+ * running past its lease, which README's "Guarantees" names) or the run's fault is one
+ * the docs name as able to break exclusion unnoticed (a failover that loses the last
+ * writes); any other overlap is a violation;</li>
+ * <li><b>fencing</b>: accepted fenced writes in the resource's order must carry strictly
+ * increasing tokens, and a hold requested after another ended must carry a greater token
+ * (never violated);</li>
+ * <li><b>crash recovery</b>: from the kill of a holder to the next hold by another
+ * process, at most the bound;</li>
+ * <li><b>hung calls</b>: no acquisition (call to lock or failure) longer than wait + one
+ * client timeout (+ 10 % and scheduling slack), leaving out calls of a process the test
+ * had paused;</li>
+ * <li><b>recovery after healing</b>: every process still alive completes a call with an
+ * accepted fenced write after the fault healed, without a restart.</li>
  * </ul>
  */
 final class FaultChecker {
@@ -70,15 +74,19 @@ final class FaultChecker {
 	}
 
 	/**
-	 * Overlaps whose told holder was granted less than a lease before the other: its lease had run out before the
-	 * grant reached it (a reply delayed past the lease, a stalled JVM), yet its work ran. Counted apart from the
-	 * overlaps a lease running out explains.
+	 * Overlaps whose told holder was granted less than a lease before the other: its
+	 * lease had run out before the grant reached it (a reply delayed past the lease, a
+	 * stalled JVM), yet its work ran. Counted apart from the overlaps a lease running out
+	 * explains.
 	 */
 	int staleGrants() {
 		return this.staleGrants;
 	}
 
-	/** Sets the lease the children hold with, which tells stale grants from leases that ran out while held. */
+	/**
+	 * Sets the lease the children hold with, which tells stale grants from leases that
+	 * ran out while held.
+	 */
 	FaultChecker lease(Duration lease) {
 		this.leaseNanos = lease.toNanos();
 		return this;
@@ -93,7 +101,10 @@ final class FaultChecker {
 		this.maxRecoveryNanos = Math.max(this.maxRecoveryNanos, nanos);
 	}
 
-	/** Checks overlaps; {@code unnoticedAllowed}: the fault is one where the docs allow an unnoticed overlap. */
+	/**
+	 * Checks overlaps; {@code unnoticedAllowed}: the fault is one where the docs allow an
+	 * unnoticed overlap.
+	 */
 	void checkOverlaps(boolean unnoticedAllowed) {
 		List<Call> held = this.history.calls().stream().filter(Call::held).toList();
 		for (int i = 0; i < held.size(); i++) {
@@ -112,8 +123,10 @@ final class FaultChecker {
 						this.notes.add("overlap (allowed by the docs for this fault): " + a + " and " + b);
 					}
 					else if (told && Math.abs(b.acquired() - a.acquired()) < this.leaseNanos) {
-						// no lease can have run out between the two grants: the told holder's grant was answered after
-						// its lease (counted from the request) had already ended, and its work ran anyway; the core
+						// no lease can have run out between the two grants: the told
+						// holder's grant was answered after
+						// its lease (counted from the request) had already ended, and its
+						// work ran anyway; the core
 						// refuses such a grant (LateGrantTests), so this is a violation
 						this.staleGrants++;
 						this.violations.add("overlap, a grant answered after its lease ran out: " + a + " and " + b);
@@ -177,8 +190,9 @@ final class FaultChecker {
 	}
 
 	/**
-	 * Checks that no acquisition took longer than {@code bound} (+ 10 % and slack), outside pauses; a call still
-	 * waiting when the workers were stopped counts until {@code stoppedAt}.
+	 * Checks that no acquisition took longer than {@code bound} (+ 10 % and slack),
+	 * outside pauses; a call still waiting when the workers were stopped counts until
+	 * {@code stoppedAt}.
 	 */
 	void checkNoHang(Duration bound, long stoppedAt) {
 		long limit = bound.toNanos() + bound.toNanos() / 10 + SLACK_NANOS;
@@ -204,7 +218,8 @@ final class FaultChecker {
 	}
 
 	/**
-	 * Checks that another process held the lock within {@code bound} (+ slack) of a holder's kill.
+	 * Checks that another process held the lock within {@code bound} (+ slack) of a
+	 * holder's kill.
 	 * @param killed the killed process
 	 * @param killedAt nano time of the kill
 	 * @param bound the promised bound
@@ -228,8 +243,8 @@ final class FaultChecker {
 	}
 
 	/**
-	 * Checks that each worker completed a call with an accepted fenced write after {@code healedAt}, and records
-	 * the slowest one's time as a recovery.
+	 * Checks that each worker completed a call with an accepted fenced write after
+	 * {@code healedAt}, and records the slowest one's time as a recovery.
 	 */
 	void checkRecovered(long healedAt, List<String> workers) {
 		for (String worker : workers) {
@@ -241,7 +256,11 @@ final class FaultChecker {
 				.orElse(null);
 			if (first == null) {
 				this.violations.add(worker + " did not recover after the fault healed: "
-						+ this.history.calls(worker).stream().filter((c) -> c.requested() > healedAt).limit(5).toList());
+						+ this.history.calls(worker)
+							.stream()
+							.filter((c) -> c.requested() > healedAt)
+							.limit(5)
+							.toList());
 			}
 			else {
 				recovery(first.finished() - healedAt);

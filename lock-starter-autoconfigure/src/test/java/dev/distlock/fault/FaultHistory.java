@@ -11,9 +11,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The merged history of a run's child JVMs, read from their {@link WorkerEvents} files, as calls: when each call
- * asked for the lock, when it held it (from the {@code ACQ} line to the {@code END} line, or to the moment the test
- * killed the process), its fencing token, whether its fenced write was accepted, and how the call ended.
+ * The merged history of a run's child JVMs, read from their {@link WorkerEvents} files,
+ * as calls: when each call asked for the lock, when it held it (from the {@code ACQ} line
+ * to the {@code END} line, or to the moment the test killed the process), its fencing
+ * token, whether its fenced write was accepted, and how the call ended.
  */
 final class FaultHistory {
 
@@ -26,29 +27,36 @@ final class FaultHistory {
 
 	/**
 	 * One call of the guarded method.
+	 *
 	 * @param worker the child that made it
 	 * @param requested nano time the call began
 	 * @param acquired nano time the method started (lock held), or -1 if it never did
 	 * @param ended nano time the method's work ended (just before the release), or -1
 	 * @param token the fencing token, or -1
-	 * @param accepted whether the fenced write was accepted ({@code null} if there was none)
+	 * @param accepted whether the fenced write was accepted ({@code null} if there was
+	 * none)
 	 * @param outcome how the call ended
 	 * @param finished nano time the call returned or threw, or -1
 	 * @param detail the exception line of a failed call
 	 */
-	record Call(String worker, long requested, long acquired, long ended, long token, Boolean accepted,
-			Outcome outcome, long finished, String detail) {
+	record Call(String worker, long requested, long acquired, long ended, long token, Boolean accepted, Outcome outcome,
+			long finished, String detail) {
 
 		boolean held() {
 			return this.acquired >= 0;
 		}
 
-		/** The end of the hold: its END line, or {@code deathNanos} if the process died holding. */
+		/**
+		 * The end of the hold: its END line, or {@code deathNanos} if the process died
+		 * holding.
+		 */
 		long holdEnd(long deathNanos) {
 			return (this.ended >= 0) ? this.ended : deathNanos;
 		}
 
-		/** Time from the call to the lock or the failure: what "wait + timeout" bounds. */
+		/**
+		 * Time from the call to the lock or the failure: what "wait + timeout" bounds.
+		 */
 		long acquisitionNanos() {
 			if (this.acquired >= 0) {
 				return this.acquired - this.requested;
@@ -117,8 +125,8 @@ final class FaultHistory {
 				case "WRITE" -> accepted = rest.endsWith(" 1");
 				case "END" -> ended = at;
 				case "OK", "LOST", "BUSY", "ERR" -> {
-					calls.add(new Call(worker, requested, acquired, ended, token, accepted,
-							Outcome.valueOf(f[2]), at, rest));
+					calls.add(new Call(worker, requested, acquired, ended, token, accepted, Outcome.valueOf(f[2]), at,
+							rest));
 					requested = -1;
 				}
 				default -> {

@@ -26,9 +26,10 @@ import dev.distlock.test.TestServers.JdbcServer;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * One fault run: its child JVMs ({@link FaultWorkerApp}) contending for one key, the faults the test applies to
- * them (pauses with SIGSTOP/SIGCONT, kills with SIGKILL, only of these children), their merged history, the
- * resource's write log, and a line in {@code target/fault-results.tsv} with what the checker found.
+ * One fault run: its child JVMs ({@link FaultWorkerApp}) contending for one key, the
+ * faults the test applies to them (pauses with SIGSTOP/SIGCONT, kills with SIGKILL, only
+ * of these children), their merged history, the resource's write log, and a line in
+ * {@code target/fault-results.tsv} with what the checker found.
  */
 final class FaultRun implements AutoCloseable {
 
@@ -62,8 +63,8 @@ final class FaultRun implements AutoCloseable {
 		this.dir = Files.createTempDirectory("distlock-fault-" + backend + "-");
 		try (Connection con = resourceConnection(); Statement statement = con.createStatement()) {
 			statement.execute(FencedResource.SCHEMA);
-			statement.executeUpdate("INSERT INTO fault_resource (run, token, unfenced_token) VALUES ('" + this.run
-					+ "', 0, 0)");
+			statement.executeUpdate(
+					"INSERT INTO fault_resource (run, token, unfenced_token) VALUES ('" + this.run + "', 0, 0)");
 		}
 	}
 
@@ -86,20 +87,22 @@ final class FaultRun implements AutoCloseable {
 	}
 
 	/**
-	 * Starts a child JVM without waiting for it ({@link #awaitReady()} does): children start side by side.
+	 * Starts a child JVM without waiting for it ({@link #awaitReady()} does): children
+	 * start side by side.
 	 * @param worker its name in the history
 	 * @param backendArguments the backend's Spring Boot arguments
 	 */
 	void launch(String worker, List<String> backendArguments) throws Exception {
 		Path history = this.dir.resolve(worker + ".history");
-		List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-			.toString(), "-Xmx160m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), FaultWorkerApp.class.getName()));
+		List<String> command = new ArrayList<>(
+				List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx160m", "-Xss512k",
+						"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+						FaultWorkerApp.class.getName()));
 		command.addAll(backendArguments);
 		command.addAll(List.of("--fault.worker=" + worker, "--fault.history=" + history, "--fault.key=" + key(),
 				"--fault.run=" + this.run, "--fault.resource-url=" + resourceUrl(),
-				"--distlock.key-prefix=distlock-fault:", "--spring.main.banner-mode=off",
-				"--logging.level.root=WARN", "--logging.level.dev.distlock=INFO"));
+				"--distlock.key-prefix=distlock-fault:", "--spring.main.banner-mode=off", "--logging.level.root=WARN",
+				"--logging.level.dev.distlock=INFO"));
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(this.dir.resolve(worker + ".log").toFile())
 			.start();
@@ -129,7 +132,8 @@ final class FaultRun implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until one of the workers holds the lock (inside the method, before its write) and returns it.
+	 * Waits until one of the workers holds the lock (inside the method, before its write)
+	 * and returns it.
 	 * @param timeout how long to wait
 	 * @return the holder's name
 	 */
@@ -138,7 +142,8 @@ final class FaultRun implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until the given worker (any, if {@code null}) has just taken the lock and returns its name.
+	 * Waits until the given worker (any, if {@code null}) has just taken the lock and
+	 * returns its name.
 	 * @param wanted the worker, or {@code null}
 	 * @param timeout how long to wait
 	 * @return the holder's name
@@ -163,7 +168,9 @@ final class FaultRun implements AutoCloseable {
 		throw new IllegalStateException("Nobody took the lock within " + timeout + "; logs:\n" + logs());
 	}
 
-	/** Waits until every live worker completed a call with an accepted write since now. */
+	/**
+	 * Waits until every live worker completed a call with an accepted write since now.
+	 */
 	void awaitProgress(Duration timeout) throws Exception {
 		long since = System.nanoTime();
 		long deadline = since + timeout.toNanos();
@@ -212,7 +219,10 @@ final class FaultRun implements AutoCloseable {
 		}
 	}
 
-	/** Stops every worker (closing its standard input) and returns the checker over the run. */
+	/**
+	 * Stops every worker (closing its standard input) and returns the checker over the
+	 * run.
+	 */
 	FaultChecker stop() throws Exception {
 		this.stoppedAt = System.nanoTime();
 		dumpThreads();
@@ -227,7 +237,10 @@ final class FaultRun implements AutoCloseable {
 		return new FaultChecker(history(), writes(), this.deaths, this.pauses).lease(AbstractFaultTests.LEASE);
 	}
 
-	/** Appends each live child's thread dump to its log (for the failure message); only this run's children. */
+	/**
+	 * Appends each live child's thread dump to its log (for the failure message); only
+	 * this run's children.
+	 */
 	private void dumpThreads() {
 		Path jcmd = Paths.get(System.getProperty("java.home"), "bin", "jcmd");
 		for (Map.Entry<String, Process> worker : this.workers.entrySet()) {
@@ -281,8 +294,9 @@ final class FaultRun implements AutoCloseable {
 	}
 
 	/**
-	 * Appends the run's result to {@code target/fault-results.tsv} (backend, fault, holds, violations, allowed
-	 * overlaps, stale grants, max recovery); the test asserts on the checker and the count.
+	 * Appends the run's result to {@code target/fault-results.tsv} (backend, fault,
+	 * holds, violations, allowed overlaps, stale grants, max recovery); the test asserts
+	 * on the checker and the count.
 	 * @return the number of calls that held the lock during the run
 	 */
 	long record(FaultChecker checker) throws Exception {
@@ -290,8 +304,8 @@ final class FaultRun implements AutoCloseable {
 		long holds = history.calls().stream().filter(FaultHistory.Call::held).count();
 		String line = String.join("\t", this.backend, this.fault, Long.toString(holds),
 				Integer.toString(checker.violations().size()), Integer.toString(checker.allowedOverlaps()),
-				Integer.toString(checker.staleGrants()),
-				FaultHistory.ms(checker.maxRecoveryNanos()), String.join(" | ", checker.notes())) + "\n";
+				Integer.toString(checker.staleGrants()), FaultHistory.ms(checker.maxRecoveryNanos()),
+				String.join(" | ", checker.notes())) + "\n";
 		Files.writeString(Paths.get("target", "fault-results.tsv"), line, StandardCharsets.UTF_8,
 				StandardOpenOption.CREATE, StandardOpenOption.APPEND);
 		System.out.print("[fault] " + line);
@@ -335,7 +349,8 @@ final class FaultRun implements AutoCloseable {
 	public void close() throws Exception {
 		for (Process process : this.workers.values()) {
 			if (process.isAlive()) {
-				// a paused child must be resumed to die of its closed input; SIGKILL works either way
+				// a paused child must be resumed to die of its closed input; SIGKILL
+				// works either way
 				process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 			}
 		}

@@ -23,15 +23,17 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The program a fault test runs in child JVMs: a Spring Boot application that uses distlock as a user would, with
- * one {@code @DistributedLock} method that holds the lock for a while and then writes its fencing token to a
- * PostgreSQL row, once with the fencing check and once without. It calls that method in a loop and appends every
- * step to its history file ({@link FaultHistory} reads it) until its standard input closes, which is how the test
- * stops it (and why it never outlives the test JVM).
+ * The program a fault test runs in child JVMs: a Spring Boot application that uses
+ * distlock as a user would, with one {@code @DistributedLock} method that holds the lock
+ * for a while and then writes its fencing token to a PostgreSQL row, once with the
+ * fencing check and once without. It calls that method in a loop and appends every step
+ * to its history file ({@link FaultHistory} reads it) until its standard input closes,
+ * which is how the test stops it (and why it never outlives the test JVM).
  * <p>
- * Arguments are Spring Boot arguments: the backend's own properties plus {@code fault.worker}, {@code fault.history},
- * {@code fault.key}, {@code fault.run}, {@code fault.hold} (time inside the method before the write),
- * {@code fault.gap} (pause between calls) and, for the {@code redisson} backend, {@code fault.redisson.address}.
+ * Arguments are Spring Boot arguments: the backend's own properties plus
+ * {@code fault.worker}, {@code fault.history}, {@code fault.key}, {@code fault.run},
+ * {@code fault.hold} (time inside the method before the write), {@code fault.gap} (pause
+ * between calls) and, for the {@code redisson} backend, {@code fault.redisson.address}.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
@@ -177,7 +179,8 @@ public class FaultWorkerApp {
 
 	static void sleep(Duration duration) {
 		long end = System.nanoTime() + duration.toNanos();
-		// a lost lease may interrupt (distlock.on-lease-lost=interrupt): the work goes on as a careless one would
+		// a lost lease may interrupt (distlock.on-lease-lost=interrupt): the work goes on
+		// as a careless one would
 		boolean interrupted = false;
 		for (long left = duration.toNanos(); left > 0; left = end - System.nanoTime()) {
 			try {

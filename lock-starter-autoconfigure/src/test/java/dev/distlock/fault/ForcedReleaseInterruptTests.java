@@ -21,9 +21,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A lease released by an operator ({@link LockTemplate#forceRelease(String)}, the locks endpoint's delete) while its
- * work runs under {@code distlock.on-lease-lost=interrupt}: the work is interrupted, {@code execute} reports the loss,
- * and the interrupt does not outlive the call on the pooled thread.
+ * A lease released by an operator ({@link LockTemplate#forceRelease(String)}, the locks
+ * endpoint's delete) while its work runs under {@code distlock.on-lease-lost=interrupt}:
+ * the work is interrupted, {@code execute} reports the loss, and the interrupt does not
+ * outlive the call on the pooled thread.
  */
 class ForcedReleaseInterruptTests {
 
@@ -51,7 +52,8 @@ class ForcedReleaseInterruptTests {
 			try {
 				this.template.execute(LockRequest.builder("job").build(), () -> {
 					working.countDown();
-					// careless work: runs on until its lease is gone, keeps the interrupt flag set
+					// careless work: runs on until its lease is gone, keeps the interrupt
+					// flag set
 					while (LockContext.currentLease().isValid()) {
 						Thread.onSpinWait();
 					}
@@ -65,7 +67,8 @@ class ForcedReleaseInterruptTests {
 			catch (RuntimeException ex) {
 				raised = ex;
 			}
-			// ThreadPoolExecutor clears a worker's interrupt before its next task: look right after execute
+			// ThreadPoolExecutor clears a worker's interrupt before its next task: look
+			// right after execute
 			this.interruptedAfter = Thread.interrupted();
 			return raised;
 		});
@@ -75,7 +78,8 @@ class ForcedReleaseInterruptTests {
 		Throwable outcome = call.get(10, TimeUnit.SECONDS);
 		boolean interrupted = this.interruptedAfter;
 		SoftAssertions softly = new SoftAssertions();
-		softly.assertThat(outcome).as("what execute raised after an operator released its lease")
+		softly.assertThat(outcome)
+			.as("what execute raised after an operator released its lease")
 			.isInstanceOf(LockLostException.class);
 		softly.assertThat(interrupted).as("the pooled thread is still interrupted after execute").isFalse();
 		softly.assertAll();

@@ -15,15 +15,19 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code jdbc} backend on PostgreSQL under the common faults, plus the server ending the provider's sessions
- * ({@code pg_terminate_backend}, as a restart or a failover would) while a holder holds. The shared server is
- * never stopped; only the children's lock connections (application name {@value #APPLICATION_NAME}) are ended.
+ * The {@code jdbc} backend on PostgreSQL under the common faults, plus the server ending
+ * the provider's sessions ({@code pg_terminate_backend}, as a restart or a failover
+ * would) while a holder holds. The shared server is never stopped; only the children's
+ * lock connections (application name {@value #APPLICATION_NAME}) are ended.
  */
 class JdbcPostgresFaultTests extends AbstractFaultTests {
 
 	static final String APPLICATION_NAME = "distlock-fault-lock";
 
-	/** Hikari's connection timeout: what bounds a call beyond its wait with the database unreachable. */
+	/**
+	 * Hikari's connection timeout: what bounds a call beyond its wait with the database
+	 * unreachable.
+	 */
 	static final Duration POOL_TIMEOUT = Duration.ofSeconds(1);
 
 	private final JdbcServer postgres = TestServers.postgres();
@@ -52,8 +56,8 @@ class JdbcPostgresFaultTests extends AbstractFaultTests {
 	}
 
 	/**
-	 * pgjdbc's socket timeout, above the wait: without one, a statement on a connection whose peer went silent waits
-	 * as long as TCP does (docs/reliability.md).
+	 * pgjdbc's socket timeout, above the wait: without one, a statement on a connection
+	 * whose peer went silent waits as long as TCP does (docs/reliability.md).
 	 */
 	int socketTimeoutSeconds() {
 		return 5;
@@ -87,8 +91,7 @@ class JdbcPostgresFaultTests extends AbstractFaultTests {
 			checker.checkRecovered(healed, run.live());
 			checker.notes().add(terminated + " sessions terminated");
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}

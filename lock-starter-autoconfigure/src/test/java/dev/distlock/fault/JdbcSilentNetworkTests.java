@@ -31,13 +31,15 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code jdbc} backend on PostgreSQL and MariaDB when the network to the database goes silent (a partition or a
- * hung server: no reset, no refusal, bytes held both ways by a {@link TcpProxy}), in an application configured as a
- * new user would: auto-configuration, {@code spring.datasource.url} (no driver timeout such as pgjdbc's
- * {@code socketTimeout}), HikariCP's defaults (30 s connection timeout), distlock's defaults. Every call must end by
- * its bound: an acquisition by its wait + the call timeout (1 s), a release 1 s after the work ends. After the heal the
- * application must lock again without a restart, and no key asked for during the silence may stay held (a grant that
- * reached the database late is released in the background with its own token).
+ * The {@code jdbc} backend on PostgreSQL and MariaDB when the network to the database
+ * goes silent (a partition or a hung server: no reset, no refusal, bytes held both ways
+ * by a {@link TcpProxy}), in an application configured as a new user would:
+ * auto-configuration, {@code spring.datasource.url} (no driver timeout such as pgjdbc's
+ * {@code socketTimeout}), HikariCP's defaults (30 s connection timeout), distlock's
+ * defaults. Every call must end by its bound: an acquisition by its wait + the call
+ * timeout (1 s), a release 1 s after the work ends. After the heal the application must
+ * lock again without a restart, and no key asked for during the silence may stay held (a
+ * grant that reached the database late is released in the background with its own token).
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -94,8 +96,8 @@ class JdbcSilentNetworkTests {
 			for (int i = 0; i < 3; i++) {
 				Call call = call(locks, prefix + "fresh-" + i);
 				fresh.add(call);
-				measured.add("fresh key " + i + " ended after " + call.took().toMillis() + " ms (" + call.outcome()
-						+ ")");
+				measured
+					.add("fresh key " + i + " ended after " + call.took().toMillis() + " ms (" + call.outcome() + ")");
 			}
 			Duration silence = Duration.ofNanos(System.nanoTime() - cut);
 
@@ -114,9 +116,8 @@ class JdbcSilentNetworkTests {
 			Duration cleared = null;
 			String now = database.equals("postgresql") ? "now()" : "UTC_TIMESTAMP(6)";
 			while (System.nanoTime() - healed < TimeUnit.SECONDS.toNanos(30)) {
-				held = jdbc.queryForList("SELECT CAST(lock_key AS CHAR(255)) FROM "
-						+ JdbcLockSchema.DEFAULT_TABLE_NAME + " WHERE lock_key LIKE ? AND lease_until > " + now,
-						String.class, "%" + prefix + "%");
+				held = jdbc.queryForList("SELECT CAST(lock_key AS CHAR(255)) FROM " + JdbcLockSchema.DEFAULT_TABLE_NAME
+						+ " WHERE lock_key LIKE ? AND lease_until > " + now, String.class, "%" + prefix + "%");
 				if (held.isEmpty()) {
 					cleared = Duration.ofNanos(System.nanoTime() - healed);
 					break;
@@ -149,7 +150,8 @@ class JdbcSilentNetworkTests {
 	private static ConfigurableApplicationContext application(JdbcServer server, int proxyPort) {
 		URI address = URI.create(server.url().substring("jdbc:".length()));
 		String url = "jdbc:" + address.getScheme() + "://127.0.0.1:" + proxyPort + address.getPath();
-		// several backends are on the test class path: a new user's application has only the one it names
+		// several backends are on the test class path: a new user's application has only
+		// the one it names
 		return new SpringApplicationBuilder(SilentNetworkApp.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.run("--spring.datasource.url=" + url, "--spring.datasource.username=" + server.username(),

@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A {@code jdbc} call that gets no answer (the network to the database silent) ends by its call timeout, and its
- * connection never goes back to the pool: HikariCP evicts it, and once the network heals every call succeeds at the
- * first try, and the lock whose release got no answer is released in the background.
+ * A {@code jdbc} call that gets no answer (the network to the database silent) ends by
+ * its call timeout, and its connection never goes back to the pool: HikariCP evicts it,
+ * and once the network heals every call succeeds at the first try, and the lock whose
+ * release got no answer is released in the background.
  */
 @Tag("fault")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A grant whose reply reaches the core after the lease, counted from the request, already ran out (a reply delayed
- * by the network, a stalled JVM): the guarded work must not run on it.
+ * A grant whose reply reaches the core after the lease, counted from the request, already
+ * ran out (a reply delayed by the network, a stalled JVM): the guarded work must not run
+ * on it.
  */
 class LateGrantTests {
 
@@ -32,7 +33,8 @@ class LateGrantTests {
 			public HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
 				HeldLock held = delegate().acquire(attempt, waiter);
 				if (slow.getAndSet(false)) {
-					TimeUnit.MILLISECONDS.sleep(300); // the reply travels longer than the lease
+					TimeUnit.MILLISECONDS.sleep(300); // the reply travels longer than the
+														// lease
 				}
 				return held;
 			}
@@ -41,11 +43,12 @@ class LateGrantTests {
 				LockSettings.defaults().withKeyPrefix("late:"), List.of())) {
 			AtomicBoolean ranInvalid = new AtomicBoolean();
 			try {
-				template.execute(LockRequest.builder("k").lease(Duration.ofMillis(100)).waitTime(Duration.ofSeconds(2))
-					.build(), () -> {
-						ranInvalid.set(!LockContext.currentLease().isValid());
-						return null;
-					});
+				template.execute(
+						LockRequest.builder("k").lease(Duration.ofMillis(100)).waitTime(Duration.ofSeconds(2)).build(),
+						() -> {
+							ranInvalid.set(!LockContext.currentLease().isValid());
+							return null;
+						});
 			}
 			catch (RuntimeException ex) {
 				// a LockAcquisitionException or LockLostException is an acceptable answer

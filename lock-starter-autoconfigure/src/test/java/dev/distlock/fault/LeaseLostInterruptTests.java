@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * With {@code distlock.on-lease-lost=interrupt} the interrupt is for the guarded work only: once {@code execute}
- * returned or threw, the thread that called it (a pooled one here) is not interrupted, however close the loss came
- * to the end of the work.
+ * With {@code distlock.on-lease-lost=interrupt} the interrupt is for the guarded work
+ * only: once {@code execute} returned or threw, the thread that called it (a pooled one
+ * here) is not interrupted, however close the loss came to the end of the work.
  */
 class LeaseLostInterruptTests {
 
@@ -44,15 +44,18 @@ class LeaseLostInterruptTests {
 				LockSettings.defaults()
 					.withKeyPrefix("interrupt:")
 					.withOnLeaseLost(LeaseLostAction.INTERRUPT)
-					.withWatchdog(Duration.ofMillis(300), Duration.ofMillis(100)), List.of());
+					.withWatchdog(Duration.ofMillis(300), Duration.ofMillis(100)),
+				List.of());
 		List<String> leaks = new ArrayList<>();
 		int lost = 0;
 		for (int i = 0; i < 150; i++) {
-			// work that ends around the lease's end: the loss lands just before, during or just after the return
-			long workNanos = TimeUnit.MILLISECONDS.toNanos(15) + ThreadLocalRandom.current().nextLong(
-					TimeUnit.MILLISECONDS.toNanos(20));
+			// work that ends around the lease's end: the loss lands just before, during
+			// or just after the return
+			long workNanos = TimeUnit.MILLISECONDS.toNanos(15)
+					+ ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(20));
 			LockRequest request = LockRequest.builder("key-" + i).lease(Duration.ofMillis(25)).build();
-			// ThreadPoolExecutor clears a worker's interrupt before its next task: look right after execute
+			// ThreadPoolExecutor clears a worker's interrupt before its next task: look
+			// right after execute
 			boolean[] result = this.pool.submit(() -> {
 				boolean lostLease;
 				try {
@@ -76,7 +79,9 @@ class LeaseLostInterruptTests {
 		assertThat(leaks).as("calls after which the pooled thread was still interrupted").isEmpty();
 	}
 
-	/** Busy work that ignores interrupts and leaves the flag set, as careless code does. */
+	/**
+	 * Busy work that ignores interrupts and leaves the flag set, as careless code does.
+	 */
 	private static Object spin(long nanos) {
 		long end = System.nanoTime() + nanos;
 		while (System.nanoTime() < end) {

@@ -18,13 +18,15 @@ import org.springframework.util.FileSystemUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A Redis replica promoted by failover: two {@code redis-server} processes of the test's own, the second a replica of
- * the first ({@code REPLICAOF}) through a {@link TcpProxy}, the children talking to the primary through another
- * proxy. The primary is killed, the replica promoted ({@code REPLICAOF NO ONE}) and the children's proxy pointed at
- * it, as a Sentinel or a cloud failover would. With replication caught up the lock survives; with the replication
- * link cut before the grant (asynchronous replication lagging at the moment of failover) the promoted replica never
- * saw the lock and another process gets it while the holder still runs: the overlap docs/redis.md names, which
- * fencing tokens must still keep in order.
+ * A Redis replica promoted by failover: two {@code redis-server} processes of the test's
+ * own, the second a replica of the first ({@code REPLICAOF}) through a {@link TcpProxy},
+ * the children talking to the primary through another proxy. The primary is killed, the
+ * replica promoted ({@code REPLICAOF NO ONE}) and the children's proxy pointed at it, as
+ * a Sentinel or a cloud failover would. With replication caught up the lock survives;
+ * with the replication link cut before the grant (asynchronous replication lagging at the
+ * moment of failover) the promoted replica never saw the lock and another process gets it
+ * while the holder still runs: the overlap docs/redis.md names, which fencing tokens must
+ * still keep in order.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -113,8 +115,7 @@ class RedisFailoverFaultTests {
 			checker.checkNoHang(AbstractFaultTests.WAIT.plus(RedisFaultTests.CLIENT_TIMEOUT), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}

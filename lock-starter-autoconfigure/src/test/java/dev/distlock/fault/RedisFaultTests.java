@@ -14,8 +14,9 @@ import org.springframework.util.FileSystemUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code redis} backend (Lua scripts over Lettuce) under the common faults, on a {@code redis-server} of its own,
- * plus that server killed and restarted empty while a holder holds.
+ * The {@code redis} backend (Lua scripts over Lettuce) under the common faults, on a
+ * {@code redis-server} of its own, plus that server killed and restarted empty while a
+ * holder holds.
  */
 class RedisFaultTests extends AbstractFaultTests {
 
@@ -80,14 +81,14 @@ class RedisFaultTests extends AbstractFaultTests {
 			long healed = System.nanoTime();
 			run.awaitProgress(Duration.ofSeconds(30));
 			FaultChecker checker = run.stop();
-			// a restart without persistence forgets held locks: docs/redis.md and README's "Guarantees" allow it
+			// a restart without persistence forgets held locks: docs/redis.md and
+			// README's "Guarantees" allow it
 			checker.checkOverlaps(true);
 			checker.checkFencing();
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.test.TestServers;
 
 /**
- * A {@code redis-server} process of a fault test's own, on a free port, without persistence: killed with SIGKILL
- * and restarted on the same port on demand, never the shared server. {@link #command(String...)} talks RESP over a
- * plain socket.
+ * A {@code redis-server} process of a fault test's own, on a free port, without
+ * persistence: killed with SIGKILL and restarted on the same port on demand, never the
+ * shared server. {@link #command(String...)} talks RESP over a plain socket.
  */
 final class RedisNode implements AutoCloseable {
 
@@ -70,7 +70,8 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	/**
-	 * Sends one command and returns the raw reply, or the error's text if the server cannot be reached.
+	 * Sends one command and returns the raw reply, or the error's text if the server
+	 * cannot be reached.
 	 * @param arguments the command and its arguments
 	 * @return the reply as received
 	 */
@@ -80,8 +81,11 @@ final class RedisNode implements AutoCloseable {
 			socket.setSoTimeout(2000);
 			StringBuilder request = new StringBuilder().append('*').append(arguments.length).append("\r\n");
 			for (String argument : arguments) {
-				request.append('$').append(argument.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
-					.append(argument).append("\r\n");
+				request.append('$')
+					.append(argument.getBytes(StandardCharsets.UTF_8).length)
+					.append("\r\n")
+					.append(argument)
+					.append("\r\n");
 			}
 			OutputStream out = socket.getOutputStream();
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));

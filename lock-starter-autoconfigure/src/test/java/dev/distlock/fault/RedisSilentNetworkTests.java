@@ -37,12 +37,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The {@code redis} backend when the network to Redis goes silent (a partition or a hung server: no reset, no
- * refusal, bytes held both ways, then delivered on heal), in an application configured as a new user would: the
- * auto-configuration, host and port only, no timeouts (Lettuce's command timeout is then 60 s, Jedis' socket timeout
- * 2 s). Calls must end by their own bounds (wait + {@code distlock.call-timeout} for an acquisition, the call timeout
- * for a release), the application must lock again after the heal, and nothing asked for during the silence may stay
- * held.
+ * The {@code redis} backend when the network to Redis goes silent (a partition or a hung
+ * server: no reset, no refusal, bytes held both ways, then delivered on heal), in an
+ * application configured as a new user would: the auto-configuration, host and port only,
+ * no timeouts (Lettuce's command timeout is then 60 s, Jedis' socket timeout 2 s). Calls
+ * must end by their own bounds (wait + {@code distlock.call-timeout} for an acquisition,
+ * the call timeout for a release), the application must lock again after the heal, and
+ * nothing asked for during the silence may stay held.
  */
 @Tag("fault")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -152,12 +153,16 @@ class RedisSilentNetworkTests {
 		}
 		System.out.printf("%s silent: locked again %s ms after the heal%n", client,
 				(recovery != null) ? recovery.toMillis() : "never");
-		assertThat(recovery).as("locked again within 5 s of the heal").isNotNull()
+		assertThat(recovery).as("locked again within 5 s of the heal")
+			.isNotNull()
 			.isLessThanOrEqualTo(Duration.ofSeconds(5));
 		assertNothingStaysHeld(prefix, asked, client);
 	}
 
-	/** Checked on the real server, not through the proxy: late grants were released with their own token. */
+	/**
+	 * Checked on the real server, not through the proxy: late grants were released with
+	 * their own token.
+	 */
 	private void assertNothingStaysHeld(String prefix, List<String> asked, String client) throws Exception {
 		LettuceConnectionFactory direct = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", this.node.port()));
@@ -171,8 +176,8 @@ class RedisSilentNetworkTests {
 				Thread.sleep(50);
 				held = held(redis, prefix, asked);
 			}
-			System.out.printf("%s silent: keys asked for during the silence free %d ms after the check began%n",
-					client, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedCheck));
+			System.out.printf("%s silent: keys asked for during the silence free %d ms after the check began%n", client,
+					TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedCheck));
 			assertThat(held).as("locks asked for during the silence still held on the server").isEmpty();
 		}
 		finally {

@@ -26,9 +26,10 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Waiters whose release subscription gets no answer (Jedis, the subscriber connection silent while the lock commands
- * go through): a waiter must not wait for the subscription past its deadline, must not hold up other waiters behind
- * it, and must fall back to polling, so that both acquire once the holder's lease ends.
+ * Waiters whose release subscription gets no answer (Jedis, the subscriber connection
+ * silent while the lock commands go through): a waiter must not wait for the subscription
+ * past its deadline, must not hold up other waiters behind it, and must fall back to
+ * polling, so that both acquire once the holder's lease ends.
  */
 class RedisSilentSubscriberTests {
 
@@ -55,7 +56,8 @@ class RedisSilentSubscriberTests {
 						.isAcquired()).as("holder of " + key).isTrue();
 				}
 				long start = System.nanoTime();
-				List<CompletableFuture<Long>> waits = List.of("a", "b").stream()
+				List<CompletableFuture<Long>> waits = List.of("a", "b")
+					.stream()
 					.map((key) -> CompletableFuture.supplyAsync(() -> {
 						template.execute(LockRequest.builder(key).waitTime(WAIT).build(), () -> null);
 						return System.nanoTime() - start;
@@ -81,8 +83,9 @@ class RedisSilentSubscriberTests {
 	}
 
 	/**
-	 * The factory with the release subscription's connection (the one the listener container opens) through the
-	 * silent proxy and every other connection straight to the server.
+	 * The factory with the release subscription's connection (the one the listener
+	 * container opens) through the silent proxy and every other connection straight to
+	 * the server.
 	 */
 	private static RedisConnectionFactory subscriberThrough(RedisConnectionFactory silent,
 			RedisConnectionFactory direct) {

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code distlock.redis.wait-for-replicas} against the failover of {@link RedisFailoverFaultTests}: the same pair of
- * servers and proxies, the replication link cut while the children lock.
+ * {@code distlock.redis.wait-for-replicas} against the failover of
+ * {@link RedisFailoverFaultTests}: the same pair of servers and proxies, the replication
+ * link cut while the children lock.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -34,9 +35,10 @@ class RedisWaitForReplicasFailoverTests {
 	}
 
 	/**
-	 * The lagging failover again with {@code distlock.redis.wait-for-replicas=1}: while the replication link is cut no
-	 * grant reaches a replica, so every one is refused and cleaned up, and the promoted replica (given a replica of its
-	 * own) never misses a lock that was handed out: no unnoticed overlap.
+	 * The lagging failover again with {@code distlock.redis.wait-for-replicas=1}: while
+	 * the replication link is cut no grant reaches a replica, so every one is refused and
+	 * cleaned up, and the promoted replica (given a replica of its own) never misses a
+	 * lock that was handed out: no unnoticed overlap.
 	 */
 	@Test
 	void failoverWithReplicationLaggingWaitingForReplicas() throws Exception {
@@ -50,7 +52,8 @@ class RedisWaitForReplicasFailoverTests {
 			run.awaitReady();
 			run.awaitProgress(Duration.ofSeconds(15));
 			this.pair.replication.cut();
-			// grants now reach no replica: each is refused (LockAcquisitionException) and its key cleaned up
+			// grants now reach no replica: each is refused (LockAcquisitionException) and
+			// its key cleaned up
 			Thread.sleep(2000);
 			this.pair.primary.kill();
 			this.pair.replica.command("REPLICAOF", "NO", "ONE");
@@ -66,8 +69,7 @@ class RedisWaitForReplicasFailoverTests {
 					run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}

@@ -3,8 +3,9 @@ package dev.distlock.fault;
 import java.util.List;
 
 /**
- * The {@code redisson} backend under the same faults as {@link RedisFaultTests}, on a {@code RedissonClient} the
- * application declares (1 s timeouts, one retry), with {@code distlock.call-timeout=1s}.
+ * The {@code redisson} backend under the same faults as {@link RedisFaultTests}, on a
+ * {@code RedissonClient} the application declares (1 s timeouts, one retry), with
+ * {@code distlock.call-timeout=1s}.
  */
 class RedissonFaultTests extends RedisFaultTests {
 

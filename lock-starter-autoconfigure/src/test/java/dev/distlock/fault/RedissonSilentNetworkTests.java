@@ -30,13 +30,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The {@code redisson} backend when the network to Redis goes silent (a {@link TcpProxy} that holds bytes in both
- * directions, keeping the sockets open, and delivers them on heal), in an application built as a new user builds it:
- * the auto-configuration, a {@code RedissonClient} with only its address set (Redisson's own timeouts and retries),
- * no distlock timeout. A waiter gives up within its wait plus {@code distlock.call-timeout} (1 s), a holder's call
- * returns within that timeout after its work ended, calls on fresh keys end within their wait plus the timeout; after
- * the heal the application locks again and nothing asked for during the silence stays held, since grants that arrive
- * late are released with their own owner id. The shared Redis behind the proxy is never stopped.
+ * The {@code redisson} backend when the network to Redis goes silent (a {@link TcpProxy}
+ * that holds bytes in both directions, keeping the sockets open, and delivers them on
+ * heal), in an application built as a new user builds it: the auto-configuration, a
+ * {@code RedissonClient} with only its address set (Redisson's own timeouts and retries),
+ * no distlock timeout. A waiter gives up within its wait plus
+ * {@code distlock.call-timeout} (1 s), a holder's call returns within that timeout after
+ * its work ended, calls on fresh keys end within their wait plus the timeout; after the
+ * heal the application locks again and nothing asked for during the silence stays held,
+ * since grants that arrive late are released with their own owner id. The shared Redis
+ * behind the proxy is never stopped.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -74,15 +77,15 @@ class RedissonSilentNetworkTests {
 	}
 
 	/**
-	 * The same on {@code redisson-quorum} with one node, configured with its address only: each round ends within the
-	 * node timeout, so calls fail sooner than their wait (the quorum is unavailable).
+	 * The same on {@code redisson-quorum} with one node, configured with its address
+	 * only: each round ends within the node timeout, so calls fail sooner than their wait
+	 * (the quorum is unavailable).
 	 */
 	@Test
 	void quorumCallsEndWithinTheirWaitPlusOneSecondAndNothingAskedForDuringTheSilenceStaysHeld() throws Exception {
 		URI redis = TestServers.redisUri();
 		try (TcpProxy proxy = TcpProxy.start(redis.getPort())) {
-			this.contextRunner
-				.withPropertyValues("distlock.redisson.nodes=redis://127.0.0.1:" + proxy.port())
+			this.contextRunner.withPropertyValues("distlock.redisson.nodes=redis://127.0.0.1:" + proxy.port())
 				.run((context) -> silence(context.getBean(LockTemplate.class), proxy, "redisson-quorum"));
 		}
 		finally {
@@ -154,7 +157,8 @@ class RedissonSilentNetworkTests {
 						+ "every key asked for in the silence free %d ms after the heal%n",
 				backend, waiterTook, releaseTook, freshTook, relockTook, freeAfter);
 		long bound = WAIT.plus(CALL_TIMEOUT).plus(SLACK).toMillis();
-		assertThat(waiterTook).as("the waiter (wait %s) ended after %d ms", WAIT, waiterTook).isLessThanOrEqualTo(bound);
+		assertThat(waiterTook).as("the waiter (wait %s) ended after %d ms", WAIT, waiterTook)
+			.isLessThanOrEqualTo(bound);
 		assertThat(releaseTook).as("the holder's call returned %d ms after its work ended", releaseTook)
 			.isLessThanOrEqualTo(CALL_TIMEOUT.plus(SLACK).toMillis());
 		assertThat(freshTook).as("calls on fresh keys with wait %s", WAIT)
@@ -164,23 +168,23 @@ class RedissonSilentNetworkTests {
 	}
 
 	/**
-	 * Polls Redis directly (not through the proxy) until none of the keys is locked, at most {@link #SETTLE} and a
-	 * little more, so that a key still held past it shows how long.
-	 * @return milliseconds from the heal until every key was free, or past the settle time if one never was
+	 * Polls Redis directly (not through the proxy) until none of the keys is locked, at
+	 * most {@link #SETTLE} and a little more, so that a key still held past it shows how
+	 * long.
+	 * @return milliseconds from the heal until every key was free, or past the settle
+	 * time if one never was
 	 */
 	private long awaitFree(RedissonClient admin, List<String> keys, long healed) throws InterruptedException {
 		try {
 			long giveUp = healed + SETTLE.multipliedBy(2).toNanos();
 			while (true) {
-				List<String> held = keys.stream()
-					.filter((key) -> admin.getKeys().countExists(mutex(key)) > 0)
-					.toList();
+				List<String> held = keys.stream().filter((key) -> admin.getKeys().countExists(mutex(key)) > 0).toList();
 				long now = System.nanoTime();
 				if (held.isEmpty() || now - giveUp > 0) {
 					if (!held.isEmpty()) {
-						held.forEach((key) -> System.out.println("still held " + millis(now - healed)
-								+ " ms after the heal: " + key + " by "
-								+ admin.getMap(mutex(key), StringCodec.INSTANCE).readAllMap()));
+						held.forEach((key) -> System.out
+							.println("still held " + millis(now - healed) + " ms after the heal: " + key + " by "
+									+ admin.getMap(mutex(key), StringCodec.INSTANCE).readAllMap()));
 					}
 					return millis(now - healed);
 				}
@@ -193,8 +197,9 @@ class RedissonSilentNetworkTests {
 	}
 
 	/**
-	 * Connects before the silence: a node client connects lazily, and its first call (connection, script load) may
-	 * take longer than the quorum's node timeout on a busy machine.
+	 * Connects before the silence: a node client connects lazily, and its first call
+	 * (connection, script load) may take longer than the quorum's node timeout on a busy
+	 * machine.
 	 */
 	private static void warmUp(LockTemplate template) throws InterruptedException {
 		for (int tries = 1;; tries++) {

@@ -16,11 +16,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP forwarder between clients and a backend server that the test controls, as a network would misbehave:
- * {@link #delay(Duration) delay} every chunk in both directions, {@link #cut() cut} the link (bytes stay queued, as
- * TCP keeps retransmitting through a partition, and flow when it {@link #heal() heals}), {@link #reset() reset}
- * every connection (RST to both sides), and {@link #retarget(int) point} new connections at another server. Plain
- * sockets, two threads per direction and connection; test-only.
+ * A TCP forwarder between clients and a backend server that the test controls, as a
+ * network would misbehave: {@link #delay(Duration) delay} every chunk in both directions,
+ * {@link #cut() cut} the link (bytes stay queued, as TCP keeps retransmitting through a
+ * partition, and flow when it {@link #heal() heals}), {@link #reset() reset} every
+ * connection (RST to both sides), and {@link #retarget(int) point} new connections at
+ * another server. Plain sockets, two threads per direction and connection; test-only.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -64,7 +65,10 @@ final class TcpProxy implements AutoCloseable {
 		this.delayNanos = delay.toNanos();
 	}
 
-	/** Stops forwarding: bytes queue up in the proxy, connections stay open, new ones are accepted but stall. */
+	/**
+	 * Stops forwarding: bytes queue up in the proxy, connections stay open, new ones are
+	 * accepted but stall.
+	 */
 	void cut() {
 		this.cut = true;
 	}
@@ -190,7 +194,8 @@ final class TcpProxy implements AutoCloseable {
 					out.write(chunk.bytes());
 					out.flush();
 				}
-				// the other side closed: pass the close on once everything before it is delivered
+				// the other side closed: pass the close on once everything before it is
+				// delivered
 				to.shutdownOutput();
 			}
 			catch (IOException | InterruptedException ex) {

@@ -6,10 +6,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A child JVM's history file: one line per step, {@code <nanoTime> <worker> <event> [fields...]}, written through
- * to the operating system at once, so that a line is there even if the process is killed the next instant and the
- * test can read it while the child runs. {@link System#nanoTime()} is the machine's monotonic clock on Linux, the
- * same in every JVM of the machine, so the lines of several processes can be ordered.
+ * A child JVM's history file: one line per step,
+ * {@code <nanoTime> <worker> <event> [fields...]}, written through to the operating
+ * system at once, so that a line is there even if the process is killed the next instant
+ * and the test can read it while the child runs. {@link System#nanoTime()} is the
+ * machine's monotonic clock on Linux, the same in every JVM of the machine, so the lines
+ * of several processes can be ordered.
  */
 final class WorkerEvents {
 

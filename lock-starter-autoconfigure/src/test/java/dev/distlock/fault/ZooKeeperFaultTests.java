@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code zookeeper} backend under the common faults, on an in-process server with a 500 ms tick (so a 2 s
- * session is allowed), plus an ensemble of three losing a follower and then its leader while a holder holds. A crashed
- * or paused holder's lock is free when the servers expire its session.
+ * The {@code zookeeper} backend under the common faults, on an in-process server with a
+ * 500 ms tick (so a 2 s session is allowed), plus an ensemble of three losing a follower
+ * and then its leader while a holder holds. A crashed or paused holder's lock is free
+ * when the servers expire its session.
  */
 class ZooKeeperFaultTests extends AbstractFaultTests {
 
@@ -35,7 +36,8 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 
 	@BeforeAll
 	void startServer() throws Exception {
-		// in-process servers: an fsync per write on a disk shared with builds only adds random latency
+		// in-process servers: an fsync per write on a disk shared with builds only adds
+		// random latency
 		System.setProperty("zookeeper.forceSync", "no");
 		this.server = new TestingServer(spec(), true);
 	}
@@ -114,8 +116,7 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 			checker.checkNoHang(callBound(), run.stoppedAt());
 			checker.checkRecovered(healed, run.live());
 			long holds = run.record(checker);
-			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs())
-				.isEmpty();
+			assertThat(checker.violations()).as("violations of %s; worker logs:%n%s", run.name(), run.logs()).isEmpty();
 			assertThat(holds).as("calls that held the lock during %s", run.name()).isPositive();
 		}
 	}

@@ -32,11 +32,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The {@code zookeeper} backend, configured as a new user does (the connect string, nothing else: a 30 s session,
- * a 15 s connection timeout, distlock's 1 s call timeout), while the network to the server goes silent: the proxy
- * holds the bytes in both directions without closing anything, as a partition or a hung server does. Every call
- * still ends within its wait plus the call timeout, a release within the call timeout, and after the heal the
- * application locks again and nothing asked for during the silence stays held.
+ * The {@code zookeeper} backend, configured as a new user does (the connect string,
+ * nothing else: a 30 s session, a 15 s connection timeout, distlock's 1 s call timeout),
+ * while the network to the server goes silent: the proxy holds the bytes in both
+ * directions without closing anything, as a partition or a hung server does. Every call
+ * still ends within its wait plus the call timeout, a release within the call timeout,
+ * and after the heal the application locks again and nothing asked for during the silence
+ * stays held.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -45,7 +47,10 @@ class ZooKeeperSilentNetworkTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(2);
 
-	/** The wait plus distlock's call timeout (1 s), with room for scheduling on a shared 2-core machine. */
+	/**
+	 * The wait plus distlock's call timeout (1 s), with room for scheduling on a shared
+	 * 2-core machine.
+	 */
 	private static final long ACQUIRE_BOUND_MILLIS = 3_300;
 
 	/** The call timeout (1 s), with the same room. */
@@ -102,7 +107,8 @@ class ZooKeeperSilentNetworkTests {
 		});
 		assertThat(holding.await(10, TimeUnit.SECONDS)).as("the holder got the lock").isTrue();
 		Future<Long> waiter = this.executor.submit(() -> failureMillis(template, held));
-		// threads of one process queue locally: let the waiter take its place behind the holder before the silence
+		// threads of one process queue locally: let the waiter take its place behind the
+		// holder before the silence
 		Thread.sleep(300);
 		this.proxy.cut();
 		long cut = System.nanoTime();
@@ -126,14 +132,14 @@ class ZooKeeperSilentNetworkTests {
 		long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
 		this.proxy.heal();
 		long healed = System.nanoTime();
-		template.acquire(LockRequest.builder(this.prefix + "after").waitTime(Duration.ofSeconds(20)).build())
-			.release();
+		template.acquire(LockRequest.builder(this.prefix + "after").waitTime(Duration.ofSeconds(20)).build()).release();
 		long relockMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healed);
 		awaitLockNodes(0);
 		long cleanMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healed);
-		System.out.printf("zookeeper silent network: waiter %d ms, release %d ms after the work, fresh calls %s ms, "
-				+ "silence %d ms; after the heal: locked again in %d ms, no node left after %d ms%n", waiterMillis,
-				releaseMillis, freshMillis, silentMillis, relockMillis, cleanMillis);
+		System.out.printf(
+				"zookeeper silent network: waiter %d ms, release %d ms after the work, fresh calls %s ms, "
+						+ "silence %d ms; after the heal: locked again in %d ms, no node left after %d ms%n",
+				waiterMillis, releaseMillis, freshMillis, silentMillis, relockMillis, cleanMillis);
 		assertThat(waiterMillis).as("ms until the queued waiter (wait 2 s) gave up").isLessThan(ACQUIRE_BOUND_MILLIS);
 		assertThat(releaseMillis).as("ms the holder's call took after its work ended").isLessThan(RELEASE_BOUND_MILLIS);
 		assertThat(freshMillis).as("ms until each call on a fresh key (wait 2 s) failed")

@@ -14,9 +14,10 @@ import io.etcd.jetcd.Client;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * A holder in a process of its own, on etcd: takes the lock with a 1 s lease, says {@code ACQUIRED <token>}, waits for
- * {@code WRITE} on stdin (the test freezes it with SIGSTOP meanwhile), then writes through the fenced JDBC helper
- * inside the locked callback and says what it did ({@code JDBC WRITTEN} / {@code JDBC STALE <recorded>}).
+ * A holder in a process of its own, on etcd: takes the lock with a 1 s lease, says
+ * {@code ACQUIRED <token>}, waits for {@code WRITE} on stdin (the test freezes it with
+ * SIGSTOP meanwhile), then writes through the fenced JDBC helper inside the locked
+ * callback and says what it did ({@code JDBC WRITTEN} / {@code JDBC STALE <recorded>}).
  * <p>
  * Arguments: etcd-endpoints postgres-url postgres-user postgres-password table lock-key.
  */

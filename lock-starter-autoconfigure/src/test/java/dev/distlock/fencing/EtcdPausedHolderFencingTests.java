@@ -22,11 +22,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The GC-pause story on etcd: a holder in a child JVM takes the lock (1 s lease, so an etcd lease of 2 s that nobody
- * keeps alive while it is frozen) and is frozen with SIGSTOP before it writes; the etcd lease expires and the servers
- * delete its entry, a new holder in this JVM takes the lock with a higher token (a later revision) and writes through
- * the fenced JDBC helper; then the old holder is thawed and writes late through the same helper, which refuses it,
- * and the new holder's write stands.
+ * The GC-pause story on etcd: a holder in a child JVM takes the lock (1 s lease, so an
+ * etcd lease of 2 s that nobody keeps alive while it is frozen) and is frozen with
+ * SIGSTOP before it writes; the etcd lease expires and the servers delete its entry, a
+ * new holder in this JVM takes the lock with a higher token (a later revision) and writes
+ * through the fenced JDBC helper; then the old holder is thawed and writes late through
+ * the same helper, which refuses it, and the new holder's write stands.
  */
 @Tag("fault")
 @Timeout(90)
@@ -43,8 +44,8 @@ class EtcdPausedHolderFencingTests {
 	@BeforeEach
 	void createResources() {
 		this.cluster = EtcdCluster.start(3);
-		this.jdbc.execute("CREATE TABLE " + this.table
-				+ " (id INT PRIMARY KEY, owner VARCHAR(40), fencing_token BIGINT)");
+		this.jdbc
+			.execute("CREATE TABLE " + this.table + " (id INT PRIMARY KEY, owner VARCHAR(40), fencing_token BIGINT)");
 		this.jdbc.update("INSERT INTO " + this.table + " (id, owner) VALUES (1, 'nobody')");
 	}
 

@@ -16,12 +16,14 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * A holder in a process of its own: takes the lock with a 1 s lease, says {@code ACQUIRED <token>}, waits for
- * {@code WRITE} on stdin (the test freezes it with SIGSTOP meanwhile), then writes through both fenced helpers inside
- * the locked callback and says what each did ({@code JDBC WRITTEN} / {@code JDBC STALE <recorded>}, the same for
- * {@code REDIS}).
+ * A holder in a process of its own: takes the lock with a 1 s lease, says
+ * {@code ACQUIRED <token>}, waits for {@code WRITE} on stdin (the test freezes it with
+ * SIGSTOP meanwhile), then writes through both fenced helpers inside the locked callback
+ * and says what each did ({@code JDBC WRITTEN} / {@code JDBC STALE <recorded>}, the same
+ * for {@code REDIS}).
  * <p>
- * Arguments: redis-uri postgres-url postgres-user postgres-password table redis-key lock-key.
+ * Arguments: redis-uri postgres-url postgres-user postgres-password table redis-key
+ * lock-key.
  */
 public final class FencedWriterProcess {
 
@@ -30,8 +32,7 @@ public final class FencedWriterProcess {
 
 	public static void main(String[] args) throws Exception {
 		LettuceConnectionFactory redis = FencingTestSupport.redis(URI.create(args[0]));
-		JdbcFencing jdbc = new JdbcFencing(
-				new JdbcTemplate(FencingTestSupport.single(args[1], args[2], args[3])));
+		JdbcFencing jdbc = new JdbcFencing(new JdbcTemplate(FencingTestSupport.single(args[1], args[2], args[3])));
 		RedisFencing redisFencing = new RedisFencing(new StringRedisTemplate(redis), (store, name, ex) -> {
 		});
 		String table = args[4];

@@ -12,7 +12,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
- * Connections to the real Redis and PostgreSQL of the tests, for this JVM and for child JVMs.
+ * Connections to the real Redis and PostgreSQL of the tests, for this JVM and for child
+ * JVMs.
  */
 final class FencingTestSupport {
 

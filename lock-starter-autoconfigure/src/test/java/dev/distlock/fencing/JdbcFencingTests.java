@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Fenced SQL updates on PostgreSQL: tokens that do not go back are applied and recorded, a lower one is refused,
- * counted, and changes nothing; the token comes from the current lease inside a locked callback.
+ * Fenced SQL updates on PostgreSQL: tokens that do not go back are applied and recorded,
+ * a lower one is refused, counted, and changes nothing; the token comes from the current
+ * lease inside a locked callback.
  */
 class JdbcFencingTests {
 
@@ -66,7 +67,9 @@ class JdbcFencingTests {
 				assertThat(ex.getRecordedToken()).isEqualTo(8);
 			});
 		assertThat(row(1)).isEqualTo("10/8");
-		assertThat(this.meters.get(MetricsFencingListener.REJECTED).tags("store", "jdbc", "name", "none").counter()
+		assertThat(this.meters.get(MetricsFencingListener.REJECTED)
+			.tags("store", "jdbc", "name", "none")
+			.counter()
 			.count()).isEqualTo(1.0);
 	}
 
@@ -86,8 +89,12 @@ class JdbcFencingTests {
 				.isEqualTo(token);
 			this.jdbc.update("UPDATE " + this.table + " SET fence = ? WHERE id = 1", token + 100);
 			locks.run(LockRequest.builder("account-1").name("accounts").build(),
-					() -> assertThatExceptionOfType(StaleFencingTokenException.class).isThrownBy(() -> this.fencing
-						.update(this.table).set("balance", 2).where("id", 1).tokenColumn("fence").execute()));
+					() -> assertThatExceptionOfType(StaleFencingTokenException.class)
+						.isThrownBy(() -> this.fencing.update(this.table)
+							.set("balance", 2)
+							.where("id", 1)
+							.tokenColumn("fence")
+							.execute()));
 			assertThat(this.meters.get(MetricsFencingListener.REJECTED).tags("name", "accounts").counter().count())
 				.isEqualTo(1.0);
 		}
@@ -97,8 +104,7 @@ class JdbcFencingTests {
 	void badInputFailsWithAClearMessage() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.fencing.update("account; DROP TABLE x"))
 			.withMessageContaining("not a plain SQL identifier");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.fencing.update(this.table).set("balance = 1 --", 1))
+		assertThatIllegalArgumentException().isThrownBy(() -> this.fencing.update(this.table).set("balance = 1 --", 1))
 			.withMessageContaining("column name");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.fencing.update(this.table).where("id", null))
 			.withMessageContaining("null value");

@@ -22,9 +22,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The GC-pause story, for real: a holder in a child JVM takes the lock (Redis backend, 1 s lease), is frozen with
- * SIGSTOP before it writes, a new holder in this JVM takes the lock after the lease ran out and writes through the
- * fenced helpers (PostgreSQL row, Redis key), then the old holder is thawed and writes late through the same helpers:
+ * The GC-pause story, for real: a holder in a child JVM takes the lock (Redis backend, 1
+ * s lease), is frozen with SIGSTOP before it writes, a new holder in this JVM takes the
+ * lock after the lease ran out and writes through the fenced helpers (PostgreSQL row,
+ * Redis key), then the old holder is thawed and writes late through the same helpers:
  * both refuse it, and the new holder's writes stand.
  */
 @Tag("fault")
@@ -43,8 +44,8 @@ class PausedHolderFencingTests {
 
 	@BeforeEach
 	void createResources() {
-		this.jdbc.execute("CREATE TABLE " + this.table
-				+ " (id INT PRIMARY KEY, owner VARCHAR(40), fencing_token BIGINT)");
+		this.jdbc
+			.execute("CREATE TABLE " + this.table + " (id INT PRIMARY KEY, owner VARCHAR(40), fencing_token BIGINT)");
 		this.jdbc.update("INSERT INTO " + this.table + " (id, owner) VALUES (1, 'nobody')");
 		this.redis = FencingTestSupport.redis(TestServers.redisUri());
 	}
@@ -52,8 +53,8 @@ class PausedHolderFencingTests {
 	@AfterEach
 	void dropResources() {
 		this.jdbc.execute("DROP TABLE IF EXISTS " + this.table);
-		new StringRedisTemplate(this.redis).delete(java.util.List.of(this.redisKey,
-				RedisFencing.tokenKey(this.redisKey, ":fencing-token")));
+		new StringRedisTemplate(this.redis)
+			.delete(java.util.List.of(this.redisKey, RedisFencing.tokenKey(this.redisKey, ":fencing-token")));
 		this.redis.destroy();
 	}
 
@@ -61,8 +62,8 @@ class PausedHolderFencingTests {
 	void holderPausedPastItsLeaseIsRefusedAndTheNewHoldersWritesStand() throws Exception {
 		TestServers.JdbcServer postgres = TestServers.postgres();
 		try (ChildJvm paused = ChildJvm.start("paused-holder", FencedWriterProcess.class,
-				TestServers.redisUri().toString(), postgres.url(), postgres.username(), postgres.password(),
-				this.table, this.redisKey, this.lockKey)) {
+				TestServers.redisUri().toString(), postgres.url(), postgres.username(), postgres.password(), this.table,
+				this.redisKey, this.lockKey)) {
 			long oldToken = Long.parseLong(paused.awaitLine("ACQUIRED", Duration.ofSeconds(30)));
 			paused.pause();
 
@@ -72,15 +73,16 @@ class PausedHolderFencingTests {
 			});
 			long newToken;
 			try (LockTemplate locks = new LockTemplate(new RedisLockProvider(this.redis))) {
-				newToken = locks.execute(
-						LockRequest.builder(this.lockKey).lease(Duration.ofSeconds(5)).waitTime(Duration.ofSeconds(10))
-							.build(),
-						() -> {
-							assertThat(jdbcFencing.update(this.table).set("owner", "new holder").where("id", 1)
-								.execute()).as("rows the new holder updated").isEqualTo(1);
-							redisFencing.set(this.redisKey, "new holder");
-							return LockContext.currentLease().fencingToken();
-						});
+				newToken = locks.execute(LockRequest.builder(this.lockKey)
+					.lease(Duration.ofSeconds(5))
+					.waitTime(Duration.ofSeconds(10))
+					.build(), () -> {
+						assertThat(jdbcFencing.update(this.table).set("owner", "new holder").where("id", 1).execute())
+							.as("rows the new holder updated")
+							.isEqualTo(1);
+						redisFencing.set(this.redisKey, "new holder");
+						return LockContext.currentLease().fencingToken();
+					});
 			}
 			assertThat(newToken).as("the new holder's token").isGreaterThan(oldToken);
 

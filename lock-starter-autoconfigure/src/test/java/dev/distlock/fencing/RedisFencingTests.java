@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Fenced Redis writes on the real Redis: the highest token per key (and per hash field) wins, a lower one is refused
- * and counted, tokens beyond 2^53 compare exactly, and the token key shares the value's cluster slot.
+ * Fenced Redis writes on the real Redis: the highest token per key (and per hash field)
+ * wins, a lower one is refused and counted, tokens beyond 2^53 compare exactly, and the
+ * token key shares the value's cluster slot.
  */
 class RedisFencingTests {
 

@@ -19,10 +19,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Borrowing a connection within a call's deadline from a pool that stops giving connections: each call fails by its
- * call timeout, and once {@value BoundedConnections#MAX_ABANDONED} borrows the callers gave up on still wait for the
- * pool, new calls fail at once instead of leaving one more thread waiting; when the pool gives connections again, so
- * does the provider. On PostgreSQL: H2 connections are borrowed on the caller's thread.
+ * Borrowing a connection within a call's deadline from a pool that stops giving
+ * connections: each call fails by its call timeout, and once
+ * {@value BoundedConnections#MAX_ABANDONED} borrows the callers gave up on still wait for
+ * the pool, new calls fail at once instead of leaving one more thread waiting; when the
+ * pool gives connections again, so does the provider. On PostgreSQL: H2 connections are
+ * borrowed on the caller's thread.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BoundedConnectionsTests {

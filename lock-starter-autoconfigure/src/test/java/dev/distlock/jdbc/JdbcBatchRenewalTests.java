@@ -26,8 +26,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Renewals that fall due together go to the database as one JDBC batch on one connection: every lease still held is
- * extended, and a lock its owner no longer holds is reported as such, on every dialect.
+ * Renewals that fall due together go to the database as one JDBC batch on one connection:
+ * every lease still held is extended, and a lock its owner no longer holds is reported as
+ * such, on every dialect.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -63,7 +64,8 @@ class JdbcBatchRenewalTests {
 			String prefix = "batch-" + UUID.randomUUID() + "-";
 			List<JdbcHeldLock> held = new ArrayList<>();
 			List<LockType> types = new ArrayList<>();
-			// long enough to take 300 locks one by one on a slow database, short enough to wait out below
+			// long enough to take 300 locks one by one on a slow database, short enough
+			// to wait out below
 			Duration firstLease = Duration.ofSeconds(4);
 			long firstLeaseEnds = System.nanoTime() + firstLease.toNanos();
 			for (int i = 0; i < 300; i++) {
@@ -93,7 +95,8 @@ class JdbcBatchRenewalTests {
 			for (int i = 0; i < held.size(); i++) {
 				LockType type = types.get(i);
 				LockType blocked = (type == LockType.READ) ? LockType.WRITE : type;
-				// a SEMAPHORE of 2 permits: take the other permit first, then a third must be refused
+				// a SEMAPHORE of 2 permits: take the other permit first, then a third
+				// must be refused
 				if (type == LockType.SEMAPHORE) {
 					assertThat(other.tryAcquire(attempt(prefix + i, type)).isAcquired()).isTrue();
 				}
@@ -109,8 +112,9 @@ class JdbcBatchRenewalTests {
 	}
 
 	/**
-	 * One lease whose renewal the database refuses (a trigger raises an error for its row, as a constraint or a
-	 * statement timeout on one row would) fails alone: the other leases of the batch are renewed.
+	 * One lease whose renewal the database refuses (a trigger raises an error for its
+	 * row, as a constraint or a statement timeout on one row would) fails alone: the
+	 * other leases of the batch are renewed.
 	 */
 	@Test
 	void oneLeaseWhoseRenewalFailsDoesNotFailTheOthersOfItsBatch() throws Exception {

@@ -22,9 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * With the database unreachable, an acquisition fails with {@link LockAcquisitionException} within its wait plus
- * one pool connection timeout (+10 %): the provider does not retry a connection it could not get, nor clean up an
- * attempt that never reached the database. The pool points at a port where nothing listens.
+ * With the database unreachable, an acquisition fails with
+ * {@link LockAcquisitionException} within its wait plus one pool connection timeout (+10
+ * %): the provider does not retry a connection it could not get, nor clean up an attempt
+ * that never reached the database. The pool points at a port where nothing listens.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class JdbcDatabaseDownTests {
@@ -41,12 +42,17 @@ class JdbcDatabaseDownTests {
 		config.setJdbcUrl("jdbc:" + platform + "://127.0.0.1:" + port + "/test");
 		config.setUsername("nobody");
 		config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
-		// start although the database is down, as an application whose database went away later
+		// start although the database is down, as an application whose database went away
+		// later
 		config.setInitializationFailTimeout(-1);
 		config.setPoolName("distlock-down-" + UUID.randomUUID().toString().substring(0, 6));
 		try (HikariDataSource dataSource = new HikariDataSource(config)) {
-			JdbcLockProvider provider = JdbcLockProvider.builder(dataSource).platform(platform).checkTable(false).build();
-			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""), List.of());
+			JdbcLockProvider provider = JdbcLockProvider.builder(dataSource)
+				.platform(platform)
+				.checkTable(false)
+				.build();
+			LockTemplate process = new LockTemplate(List.of(provider), "jdbc",
+					LockSettings.defaults().withKeyPrefix(""), List.of());
 			Duration bound = WAIT.plus(CONNECTION_TIMEOUT).multipliedBy(11).dividedBy(10);
 			for (int call = 1; call <= 3; call++) {
 				LockRequest request = LockRequest.builder("down-" + call).type(type).waitTime(WAIT).build();

@@ -12,8 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The JDBC latch provider beside a lock table created before latches existed: the application starts, latches fail
- * with a message saying how to create their table, and work once it exists.
+ * The JDBC latch provider beside a lock table created before latches existed: the
+ * application starts, latches fail with a message saying how to create their table, and
+ * work once it exists.
  */
 class JdbcLatchProviderTests {
 
@@ -29,8 +30,8 @@ class JdbcLatchProviderTests {
 		String latchTable = JdbcLockSchema.latchTableName(this.database.tableName());
 		JdbcTemplate jdbc = new JdbcTemplate(this.database.dataSource());
 		jdbc.execute("DROP TABLE " + latchTable);
-		try (JdbcLatchProvider provider = new JdbcLatchProvider(this.database.dataSource(),
-				this.database.tableName(), null)) {
+		try (JdbcLatchProvider provider = new JdbcLatchProvider(this.database.dataSource(), this.database.tableName(),
+				null)) {
 			assertThatExceptionOfType(LockConfigurationException.class)
 				.isThrownBy(() -> provider.trySetCount("l", 1, Duration.ofMinutes(1)))
 				.withMessageContaining("latch table " + latchTable + " is missing")

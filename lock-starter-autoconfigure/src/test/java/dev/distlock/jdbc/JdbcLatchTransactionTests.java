@@ -18,10 +18,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Latches live outside the caller's transaction, as locks do: inside a Spring-managed transaction on the same
- * {@code DataSource} a count-down is visible to others at once and survives a rollback, a latch counted down to
- * zero by another process is seen at once under REPEATABLE READ (MariaDB's default), and setting a latch that exists
- * leaves the caller's transaction usable (PostgreSQL aborts a transaction on a failed statement).
+ * Latches live outside the caller's transaction, as locks do: inside a Spring-managed
+ * transaction on the same {@code DataSource} a count-down is visible to others at once
+ * and survives a rollback, a latch counted down to zero by another process is seen at
+ * once under REPEATABLE READ (MariaDB's default), and setting a latch that exists leaves
+ * the caller's transaction usable (PostgreSQL aborts a transaction on a failed
+ * statement).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

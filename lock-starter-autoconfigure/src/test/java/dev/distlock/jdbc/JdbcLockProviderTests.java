@@ -28,9 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What the JDBC backend promises beyond the provider contract, on every dialect: keys are data (case, trailing
- * spaces, quotes, long keys all distinct), tables do not fill up with dead rows, fencing survives releases and the
- * upgrade of a table without a sequence, an abandoned attempt leaves nothing behind, and bad configuration fails early.
+ * What the JDBC backend promises beyond the provider contract, on every dialect: keys are
+ * data (case, trailing spaces, quotes, long keys all distinct), tables do not fill up
+ * with dead rows, fencing survives releases and the upgrade of a table without a
+ * sequence, an abandoned attempt leaves nothing behind, and bad configuration fails
+ * early.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -65,8 +67,9 @@ class JdbcLockProviderTests {
 		String longKey = base + "x".repeat(400);
 		List<String> keys = List.of(base, base.toUpperCase(), base + " ", base + "'; DROP TABLE x; --", "ключ-" + base,
 				"\uD83D\uDD12" + base, longKey, longKey + "y", "\uD83D\uDD12".repeat(100) + base);
-		List<Lease> held = keys.stream().map((key) -> tryOnce(a, key, LockType.MUTEX).orElseThrow(
-				() -> new AssertionError("'" + key + "' should be free: it is another lock than the others")))
+		List<Lease> held = keys.stream()
+			.map((key) -> tryOnce(a, key, LockType.MUTEX).orElseThrow(
+					() -> new AssertionError("'" + key + "' should be free: it is another lock than the others")))
 			.toList();
 		for (String key : keys) {
 			assertThat(tryOnce(b, key, LockType.MUTEX)).as("'%s' is held", key).isEmpty();
@@ -118,7 +121,8 @@ class JdbcLockProviderTests {
 			a.acquire(LockRequest.builder(key).type(LockType.SEMAPHORE).permits(2).build()).release();
 			a.acquire(LockRequest.builder(key).type(LockType.FAIR).build()).release();
 		}
-		// until the sweep: one head row per lock, plus at most the last holder row, which the next acquire drops
+		// until the sweep: one head row per lock, plus at most the last holder row, which
+		// the next acquire drops
 		assertThat(db.rows(key, LockType.READ)).isLessThanOrEqualTo(2);
 		assertThat(db.rows(key, LockType.SEMAPHORE)).isLessThanOrEqualTo(2);
 		assertThat(db.rows(key, LockType.FAIR)).isLessThanOrEqualTo(1);
@@ -132,7 +136,8 @@ class JdbcLockProviderTests {
 		JdbcDialect dialect = JdbcDialect.of(db.dataSource(), null);
 		try (Connection connection = db.dataSource().getConnection();
 				Statement statement = connection.createStatement()) {
-			// a table of an earlier snapshot: the CREATE TABLE alone, with a lock whose counter reached 1000
+			// a table of an earlier snapshot: the CREATE TABLE alone, with a lock whose
+			// counter reached 1000
 			String script = JdbcLockSchema.render(JdbcLockSchema.load(JdbcLockSchema.schemaPath(dialect)), table);
 			statement.execute(LockStatements.split(script).get(0));
 			try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table
@@ -147,7 +152,8 @@ class JdbcLockProviderTests {
 				.isThrownBy(() -> db.provider().tableName(table).build())
 				.withMessageContaining(JdbcLockSchema.sequenceName(table))
 				.withMessageContaining("initialize-schema");
-			// the upgrade, as distlock.jdbc.initialize-schema runs it, twice: it must change nothing the second time
+			// the upgrade, as distlock.jdbc.initialize-schema runs it, twice: it must
+			// change nothing the second time
 			JdbcLockSchema.create(db.dataSource(), table, null);
 			JdbcLockProvider provider = db.provider().tableName(table).cleanupInterval(Duration.ZERO).build();
 			long first = grant(provider, "old");
@@ -189,7 +195,8 @@ class JdbcLockProviderTests {
 			LockType waiter = (type == LockType.READ) ? LockType.WRITE : type;
 			LockAttempt waiting = new LockAttempt(key, waiter, 1, Duration.ofSeconds(30), "w-" + UUID.randomUUID());
 			assertThat(other.tryAcquire(waiting).isAcquired()).as("%s busy", type).isFalse();
-			// a reply that never arrived: the core abandons the attempt, which must free the lock and the queue
+			// a reply that never arrived: the core abandons the attempt, which must free
+			// the lock and the queue
 			provider.abandon(granted);
 			other.abandon(waiting);
 			LockAttempt next = new LockAttempt(key, type, 1, Duration.ofSeconds(30), "n-" + UUID.randomUUID());

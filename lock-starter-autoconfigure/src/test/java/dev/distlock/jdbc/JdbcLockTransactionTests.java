@@ -37,10 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * A lock taken with {@link LockTemplate} inside a {@code @Transactional} method lives outside that transaction:
- * other processes see it held while the transaction runs, and a rollback neither frees it early nor keeps it. The
- * provider is given a {@link TransactionAwareDataSourceProxy}, whose connections would join the transaction, to
- * prove it unwraps it.
+ * A lock taken with {@link LockTemplate} inside a {@code @Transactional} method lives
+ * outside that transaction: other processes see it held while the transaction runs, and a
+ * rollback neither frees it early nor keeps it. The provider is given a
+ * {@link TransactionAwareDataSourceProxy}, whose connections would join the transaction,
+ * to prove it unwraps it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -53,8 +54,9 @@ class JdbcLockTransactionTests {
 	@BeforeAll
 	void createTables() {
 		this.databases = Map.of("h2", JdbcTestDatabase.h2(), "postgresql", JdbcTestDatabase.postgres());
-		this.databases.values().forEach((db) -> new JdbcTemplate(db.dataSource())
-			.execute("CREATE TABLE " + this.orders + " (id VARCHAR(64) PRIMARY KEY)"));
+		this.databases.values()
+			.forEach((db) -> new JdbcTemplate(db.dataSource())
+				.execute("CREATE TABLE " + this.orders + " (id VARCHAR(64) PRIMARY KEY)"));
 	}
 
 	@AfterAll
@@ -68,7 +70,13 @@ class JdbcLockTransactionTests {
 	private ApplicationContextRunner contextRunner(String database) {
 		JdbcTestDatabase db = this.databases.get(database);
 		return new ApplicationContextRunner().withUserConfiguration(TransactionalConfiguration.class)
-			.withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the context must not close the pool
+			.withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the
+																							// context
+																							// must
+																							// not
+																							// close
+																							// the
+																							// pool
 			.withBean("tableName", String.class, db::tableName)
 			.withBean("ordersTable", String.class, () -> this.orders);
 	}
@@ -87,8 +95,9 @@ class JdbcLockTransactionTests {
 		String order = UUID.randomUUID().toString();
 		contextRunner(database).run((context) -> {
 			OrderService service = context.getBean(OrderService.class);
-			assertThatIllegalStateException().isThrownBy(() -> service.placeOrderUnderLock(order, key,
-					() -> tryElsewhere(other, key))).withMessage("roll back");
+			assertThatIllegalStateException()
+				.isThrownBy(() -> service.placeOrderUnderLock(order, key, () -> tryElsewhere(other, key)))
+				.withMessage("roll back");
 			assertThat(service.seenWhileHeld()).as("another process while the transaction held the lock").isEmpty();
 			assertThat(service.ordersSeenElsewhere()).as("the order row was only in the open transaction").isZero();
 			assertThat(service.orderCount(order)).as("the transaction was rolled back").isZero();
@@ -189,7 +198,8 @@ class JdbcLockTransactionTests {
 			return lease;
 		}
 
-		// read through methods: the fields of the transactional proxy itself are never set
+		// read through methods: the fields of the transactional proxy itself are never
+		// set
 		public Optional<Lease> seenWhileHeld() {
 			return this.seenWhileHeld;
 		}

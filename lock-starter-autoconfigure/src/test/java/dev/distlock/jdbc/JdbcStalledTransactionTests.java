@@ -30,10 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * A client stalled in the middle of a transaction that holds a lock's head row (here a raw connection that ran
- * {@code SELECT ... FOR UPDATE} and went quiet) must not hold up other acquisitions of that lock past their wait:
- * a try-once or a 500 ms acquisition returns busy within its wait + 1 s on every database, whatever the database's own
- * lock wait timeout (50 s on InnoDB, none on PostgreSQL).
+ * A client stalled in the middle of a transaction that holds a lock's head row (here a
+ * raw connection that ran {@code SELECT ... FOR UPDATE} and went quiet) must not hold up
+ * other acquisitions of that lock past their wait: a try-once or a 500 ms acquisition
+ * returns busy within its wait + 1 s on every database, whatever the database's own lock
+ * wait timeout (50 s on InnoDB, none on PostgreSQL).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -62,7 +63,8 @@ class JdbcStalledTransactionTests {
 			Duration wait) throws Exception {
 		JdbcTestDatabase db = this.databases.get(database);
 		JdbcLockProvider provider = db.provider().cleanupInterval(Duration.ZERO).build();
-		LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""), List.of());
+		LockTemplate process = new LockTemplate(List.of(provider), "jdbc", LockSettings.defaults().withKeyPrefix(""),
+				List.of());
 		String key = "stalled-" + UUID.randomUUID();
 		// the lock's head row exists (released), as it does for any lock used before
 		process.acquire(request(key, type, Duration.ZERO)).release();

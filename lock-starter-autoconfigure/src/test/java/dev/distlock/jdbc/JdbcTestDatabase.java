@@ -16,8 +16,9 @@ import dev.distlock.core.LockType;
 import dev.distlock.test.TestServers;
 
 /**
- * A database for one test class: a HikariCP pool (as in production) and a lock table with a random name, dropped by
- * {@link #close()}, so runs by other engineers on the same server never meet.
+ * A database for one test class: a HikariCP pool (as in production) and a lock table with
+ * a random name, dropped by {@link #close()}, so runs by other engineers on the same
+ * server never meet.
  */
 final class JdbcTestDatabase implements AutoCloseable {
 
@@ -98,8 +99,8 @@ final class JdbcTestDatabase implements AutoCloseable {
 	}
 
 	/**
-	 * Takes a lock from its holders behind their backs: its holder rows go and the head row expires (its fence
-	 * stays, as after any release).
+	 * Takes a lock from its holders behind their backs: its holder rows go and the head
+	 * row expires (its fence stays, as after any release).
 	 */
 	void breakLock(String fullKey, LockType type) throws SQLException {
 		String key = StoredKeys.storedKey(fullKey);
@@ -126,8 +127,8 @@ final class JdbcTestDatabase implements AutoCloseable {
 	 */
 	int rows(String fullKey, LockType type) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement count = connection.prepareStatement("SELECT COUNT(*) FROM " + this.tableName
-						+ " WHERE lock_key = ? AND lock_kind = ?")) {
+				PreparedStatement count = connection.prepareStatement(
+						"SELECT COUNT(*) FROM " + this.tableName + " WHERE lock_key = ? AND lock_kind = ?")) {
 			count.setString(1, StoredKeys.storedKey(fullKey));
 			count.setString(2, StoredKeys.kind(type));
 			try (var result = count.executeQuery()) {
@@ -138,7 +139,8 @@ final class JdbcTestDatabase implements AutoCloseable {
 	}
 
 	/**
-	 * Counts the rows whose key starts with a prefix, for checks of what a test left behind.
+	 * Counts the rows whose key starts with a prefix, for checks of what a test left
+	 * behind.
 	 */
 	int rowsWithPrefix(String prefix) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection();
@@ -154,7 +156,8 @@ final class JdbcTestDatabase implements AutoCloseable {
 
 	@Override
 	public void close() {
-		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement()) {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
 			statement.execute("DROP TABLE IF EXISTS " + this.tableName);
 			statement.execute("DROP SEQUENCE IF EXISTS " + JdbcLockSchema.sequenceName(this.tableName));
 			statement.execute("DROP TABLE IF EXISTS " + JdbcLockSchema.latchTableName(this.tableName));

@@ -3,8 +3,9 @@ package dev.distlock.jdbc;
 import java.util.Map;
 
 /**
- * A lock table on each database the backend is tested on ({@code h2}, {@code postgresql}, {@code mariadb}), for test
- * classes that run each case on every dialect; closing drops them.
+ * A lock table on each database the backend is tested on ({@code h2}, {@code postgresql},
+ * {@code mariadb}), for test classes that run each case on every dialect; closing drops
+ * them.
  */
 final class JdbcTestDatabases implements AutoCloseable {
 
@@ -22,7 +23,8 @@ final class JdbcTestDatabases implements AutoCloseable {
 	JdbcTestDatabase get(String database) {
 		JdbcTestDatabase found = this.databases.get(database);
 		if (found == null) {
-			throw new IllegalArgumentException("No test database " + database + "; there are " + this.databases.keySet());
+			throw new IllegalArgumentException(
+					"No test database " + database + "; there are " + this.databases.keySet());
 		}
 		return found;
 	}

@@ -18,9 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A key with an unpaired UTF-16 surrogate has no UTF-8 form: drivers send {@code ?} in its place, so
- * {@code "k\uD800"} and {@code "k?"} would be one lock. Such keys are refused, short and long (hashed) alike, for
- * locks and latches, before anything reaches the database.
+ * A key with an unpaired UTF-16 surrogate has no UTF-8 form: drivers send {@code ?} in
+ * its place, so {@code "k\uD800"} and {@code "k?"} would be one lock. Such keys are
+ * refused, short and long (hashed) alike, for locks and latches, before anything reaches
+ * the database.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -59,8 +60,7 @@ class JdbcUnpairedSurrogateTests {
 				provider.release(question.lock());
 				provider.release(paired.lock());
 			}
-			try (JdbcLatchProvider latches = new JdbcLatchProvider(database.dataSource(), database.tableName(),
-					null)) {
+			try (JdbcLatchProvider latches = new JdbcLatchProvider(database.dataSource(), database.tableName(), null)) {
 				assertThatExceptionOfType(LockKeyException.class)
 					.isThrownBy(() -> latches.trySetCount(base + "\uD800", 1, Duration.ofMinutes(1)));
 			}

@@ -31,8 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * LISTEN/NOTIFY on PostgreSQL: a release wakes the waiters of that lock at once, over a listening connection
- * outside the pool that comes back after its session is killed.
+ * LISTEN/NOTIFY on PostgreSQL: a release wakes the waiters of that lock at once, over a
+ * listening connection outside the pool that comes back after its session is killed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PostgresNotificationTests {
@@ -74,8 +74,7 @@ class PostgresNotificationTests {
 				long released = System.nanoTime();
 				holder.release(held.lock());
 				assertThat(woken.await(5, TimeUnit.SECONDS)).as("woken by the release").isTrue();
-				System.out.printf("%s release -> notification: %.2f ms%n", type,
-						(System.nanoTime() - released) / 1e6);
+				System.out.printf("%s release -> notification: %.2f ms%n", type, (System.nanoTime() - released) / 1e6);
 				assertThat(otherWoken.await(200, TimeUnit.MILLISECONDS)).as("another lock's waiter").isFalse();
 				AttemptOutcome<JdbcHeldLock> next = waiter.tryAcquire(waiting);
 				assertThat(next.isAcquired()).isTrue();
@@ -90,14 +89,13 @@ class PostgresNotificationTests {
 
 	@Test
 	void waiterIsHandedTheLockWithoutPolling() throws Exception {
-		// the fallback poll is far longer than the hand-off may take: only the notification can explain it
+		// the fallback poll is far longer than the hand-off may take: only the
+		// notification can explain it
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix("")
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofSeconds(10));
-		LockTemplate a = new LockTemplate(List.of(database.provider().build()), "jdbc", settings,
-				List.of());
-		LockTemplate b = new LockTemplate(List.of(database.provider().build()), "jdbc", settings,
-				List.of());
+		LockTemplate a = new LockTemplate(List.of(database.provider().build()), "jdbc", settings, List.of());
+		LockTemplate b = new LockTemplate(List.of(database.provider().build()), "jdbc", settings, List.of());
 		String key = "handoff-" + UUID.randomUUID();
 		for (int i = 0; i < 5; i++) {
 			Lease held = a.acquire(LockRequest.of(key));
@@ -139,7 +137,8 @@ class PostgresNotificationTests {
 				assertThat(listening(waiter)).as("listening again").isTrue();
 				long released = System.nanoTime();
 				holder.release(held.lock());
-				// the reconnect wakes everyone once; the release must wake the waiter after that
+				// the reconnect wakes everyone once; the release must wake the waiter
+				// after that
 				while (wakeUps.stream().noneMatch((at) -> at > released) && System.nanoTime() < deadline) {
 					Thread.sleep(10);
 				}

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The PostgreSQL notifier's subscriber registry: a listener added while the last listener of the same payload
- * leaves must still be reached by the next notification (an orphaned one would wait for the fallback poll every
- * time).
+ * The PostgreSQL notifier's subscriber registry: a listener added while the last listener
+ * of the same payload leaves must still be reached by the next notification (an orphaned
+ * one would wait for the fallback poll every time).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PostgresNotifierTests {
@@ -63,8 +63,7 @@ class PostgresNotifierTests {
 				while (orphaned == 0 && System.nanoTime() < end) {
 					rounds++;
 					AtomicInteger woken = new AtomicInteger();
-					ReleaseSubscription subscription = notifier.subscribe(payload, woken::incrementAndGet,
-							deadline());
+					ReleaseSubscription subscription = notifier.subscribe(payload, woken::incrementAndGet, deadline());
 					notifier.dispatch(payload);
 					if (woken.get() == 0) {
 						orphaned++;

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Kills the holder's database sessions mid-lease ({@code pg_terminate_backend} on every connection of its pool and
- * its listening connection, found by application name) again and again: the leases must be renewed on new
- * connections or reported lost, and another process must never acquire a lock whose first lease is still valid.
+ * Kills the holder's database sessions mid-lease ({@code pg_terminate_backend} on every
+ * connection of its pool and its listening connection, found by application name) again
+ * and again: the leases must be renewed on new connections or reported lost, and another
+ * process must never acquire a lock whose first lease is still valid.
  */
 @Tag("fault")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -96,8 +97,10 @@ class PostgresSessionKillTests {
 				probes++;
 				if (stolen.isPresent()) {
 					stolen.get().release();
-					assertThat(validBefore && validAfter).as("%s acquired by another process while the first lease "
-							+ "was valid: held twice", types.get(i)).isFalse();
+					assertThat(validBefore && validAfter)
+						.as("%s acquired by another process while the first lease " + "was valid: held twice",
+								types.get(i))
+						.isFalse();
 				}
 			}
 			Thread.sleep(100);

@@ -40,8 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * PostgreSQL releases send {@code pg_notify} only while a waiter is registered on the lock: what an independent
- * LISTEN connection of the test receives on the table's channel shows which releases notified.
+ * PostgreSQL releases send {@code pg_notify} only while a waiter is registered on the
+ * lock: what an independent LISTEN connection of the test receives on the table's channel
+ * shows which releases notified.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PostgresWaiterRegistrationTests {
@@ -120,7 +121,8 @@ class PostgresWaiterRegistrationTests {
 		awaitWaiters(key, 1);
 		long released = System.nanoTime();
 		held.release();
-		// the fallback poll (20 s) is far longer than this: only the notification can explain it
+		// the fallback poll (20 s) is far longer than this: only the notification can
+		// explain it
 		Lease next = waiting.get(5, TimeUnit.SECONDS);
 		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(3));
 		assertThat(waiters(key)).as("the grant left the registry").isZero();
@@ -191,8 +193,8 @@ class PostgresWaiterRegistrationTests {
 					+ "TIMESTAMP WITH TIME ZONE NOT NULL, fence BIGINT NOT NULL, PRIMARY KEY (lock_key, lock_kind, "
 					+ "slot))");
 			statement.execute("CREATE SEQUENCE " + table + "_fence");
-			statement.execute("INSERT INTO " + table + " VALUES ('k', 'M', 0, 'o', 'X', now() + INTERVAL '1 hour', "
-					+ "1)");
+			statement
+				.execute("INSERT INTO " + table + " VALUES ('k', 'M', 0, 'o', 'X', now() + INTERVAL '1 hour', " + "1)");
 		}
 		try {
 			assertThatExceptionOfType(LockConfigurationException.class)
@@ -241,8 +243,8 @@ class PostgresWaiterRegistrationTests {
 	}
 
 	/**
-	 * The payloads this test's LISTEN connection receives within a time, or until it has received as many as
-	 * expected and then nothing more for 200 ms.
+	 * The payloads this test's LISTEN connection receives within a time, or until it has
+	 * received as many as expected and then nothing more for 200 ms.
 	 */
 	private List<String> notifications(Duration within, int expected) throws SQLException {
 		List<String> payloads = new ArrayList<>();

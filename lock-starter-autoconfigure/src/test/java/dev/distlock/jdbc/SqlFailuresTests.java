@@ -20,8 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Real errors from real databases, read through Spring's translation: a lock wait that runs out and a unique-key
- * race are contention; a killed session is a broken connection; a missing table is neither.
+ * Real errors from real databases, read through Spring's translation: a lock wait that
+ * runs out and a unique-key race are contention; a killed session is a broken connection;
+ * a missing table is neither.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -74,13 +75,14 @@ class SqlFailuresTests {
 			assertThat(SqlFailures.isContention(translate(dialect, duplicate))).as("%s", duplicate).isTrue();
 			SQLException missing = failure(() -> {
 				try (Statement statement = connection.createStatement()) {
-					statement.execute("SELECT 1 FROM no_such_table_" + UUID.randomUUID().toString().substring(0, 8)
-						.replace("-", ""));
+					statement.execute("SELECT 1 FROM no_such_table_"
+							+ UUID.randomUUID().toString().substring(0, 8).replace("-", ""));
 				}
 			});
 			DataAccessException translated = translate(dialect, missing);
 			assertThat(SqlFailures.isContention(translated) || SqlFailures.isBrokenConnection(translated))
-				.as("%s", missing).isFalse();
+				.as("%s", missing)
+				.isFalse();
 		}
 	}
 
@@ -106,7 +108,8 @@ class SqlFailuresTests {
 					statement.execute("SELECT 1");
 				}
 			});
-			// the pool evicts the connection when it is closed: the error's SQLState marks it dead
+			// the pool evicts the connection when it is closed: the error's SQLState
+			// marks it dead
 			assertThat(SqlFailures.isBrokenConnection(translate(dialect, broken))).as("%s", broken).isTrue();
 		}
 	}
@@ -140,16 +143,16 @@ class SqlFailuresTests {
 	}
 
 	private static void insertHeadRow(Connection connection, String table, String key) throws SQLException {
-		try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table
-				+ " (lock_key, lock_kind, slot, lease_until, fence) VALUES (?, 'M', 0, ?, 0)")) {
+		try (PreparedStatement insert = connection.prepareStatement(
+				"INSERT INTO " + table + " (lock_key, lock_kind, slot, lease_until, fence) VALUES (?, 'M', 0, ?, 0)")) {
 			insert.setString(1, key);
 			insert.setObject(2, java.time.LocalDateTime.of(1971, 1, 1, 0, 0));
 			insert.executeUpdate();
 		}
 	}
 
-	private static void update(Connection connection, JdbcTestDatabase db, String key, JdbcDialect dialect,
-			long millis) throws SQLException {
+	private static void update(Connection connection, JdbcTestDatabase db, String key, JdbcDialect dialect, long millis)
+			throws SQLException {
 		String sql = "UPDATE " + db.tableName() + " SET fence = fence + 1 WHERE lock_key = ? AND lock_kind = 'M'";
 		if (dialect != null && dialect.platform().equals("postgresql")) {
 			try (Statement statement = connection.createStatement()) {

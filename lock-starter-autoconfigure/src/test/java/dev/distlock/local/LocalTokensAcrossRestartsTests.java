@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The local backend's fencing tokens keep rising across restarts of the application: a fenced write
- * ({@code WHERE token < ?}) that saw the last run's tokens must accept the next run's.
+ * The local backend's fencing tokens keep rising across restarts of the application: a
+ * fenced write ({@code WHERE token < ?}) that saw the last run's tokens must accept the
+ * next run's.
  */
 class LocalTokensAcrossRestartsTests {
 

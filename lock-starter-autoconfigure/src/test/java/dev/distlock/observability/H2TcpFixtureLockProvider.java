@@ -20,9 +20,10 @@ import dev.distlock.test.TestServers;
 import org.h2.tools.Server;
 
 /**
- * TEST FIXTURE, not a distlock backend: a minimal MUTEX-only {@link LockProvider} over plain JDBC to an H2 TCP server
- * that this class starts on a free port and that a test can {@link #stopServer() stop}, so health checks are proven
- * against a real server doing real network I/O, never a mock. Every call opens its own connection, so a stopped
+ * TEST FIXTURE, not a distlock backend: a minimal MUTEX-only {@link LockProvider} over
+ * plain JDBC to an H2 TCP server that this class starts on a free port and that a test
+ * can {@link #stopServer() stop}, so health checks are proven against a real server doing
+ * real network I/O, never a mock. Every call opens its own connection, so a stopped
  * server fails the next call at once with "connection refused".
  */
 final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixtureLockProvider.FixtureHeldLock> {
@@ -30,8 +31,10 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 	static final String NAME = "h2fixture";
 
 	static {
-		// H2's client retries a refused connect 16 times with growing sleeps (~1.3 s); a stopped server should fail
-		// the call at once. Read once when H2 first loads; only H2 TCP clients (this fixture) are affected.
+		// H2's client retries a refused connect 16 times with growing sleeps (~1.3 s); a
+		// stopped server should fail
+		// the call at once. Read once when H2 first loads; only H2 TCP clients (this
+		// fixture) are affected.
 		System.setProperty("h2.socketConnectRetry", "0");
 	}
 
@@ -45,7 +48,8 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 	}
 
 	/**
-	 * Starts an H2 TCP server on a free port and creates the lock table in an in-memory database served by it.
+	 * Starts an H2 TCP server on a free port and creates the lock table in an in-memory
+	 * database served by it.
 	 * @return the provider
 	 * @throws SQLException if the server could not start
 	 */
@@ -63,7 +67,10 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 		return provider;
 	}
 
-	/** Stops the server, as a crash or an operator would; later calls fail with "connection refused". */
+	/**
+	 * Stops the server, as a crash or an operator would; later calls fail with
+	 * "connection refused".
+	 */
 	void stopServer() {
 		this.server.stop();
 	}
@@ -115,9 +122,10 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 	@Override
 	public boolean renew(FixtureHeldLock lock, Duration lease) throws SQLException {
 		LockAttempt attempt = lock.attempt();
-		try (Connection connection = connect(); PreparedStatement update = connection.prepareStatement(
-				"UPDATE locks SET lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP) WHERE lock_key = ? "
-						+ "AND owner = ? AND lease_until >= CURRENT_TIMESTAMP")) {
+		try (Connection connection = connect();
+				PreparedStatement update = connection.prepareStatement(
+						"UPDATE locks SET lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP) WHERE lock_key = ? "
+								+ "AND owner = ? AND lease_until >= CURRENT_TIMESTAMP")) {
 			update.setLong(1, lease.toMillis());
 			update.setString(2, attempt.key());
 			update.setString(3, attempt.owner());
@@ -156,7 +164,8 @@ final class H2TcpFixtureLockProvider implements TryOnceLockProvider<H2TcpFixture
 	 * @throws SQLException if the server is down
 	 */
 	int rows() throws SQLException {
-		try (Connection connection = connect(); Statement statement = connection.createStatement();
+		try (Connection connection = connect();
+				Statement statement = connection.createStatement();
 				var result = statement.executeQuery("SELECT COUNT(*) FROM locks")) {
 			result.next();
 			return result.getInt(1);

@@ -19,9 +19,9 @@ import org.springframework.boot.health.contributor.Status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link LockProviderHealthIndicator} through the SPI's default health round trip: UP on the local backend and on a
- * running H2 TCP server, DOWN once that server is stopped, UP while the probe key is held elsewhere, and nothing left
- * behind by the probe.
+ * {@link LockProviderHealthIndicator} through the SPI's default health round trip: UP on
+ * the local backend and on a running H2 TCP server, DOWN once that server is stopped, UP
+ * while the probe key is held elsewhere, and nothing left behind by the probe.
  */
 class LockProviderHealthIndicatorTests {
 
@@ -74,7 +74,8 @@ class LockProviderHealthIndicatorTests {
 	void probeKeyHeldElsewhereStillCountsAsUp() throws Exception {
 		this.fixture = H2TcpFixtureLockProvider.start();
 		this.template = template(this.fixture);
-		// another instance probing at this moment holds the probe key: "busy" is still a full round trip
+		// another instance probing at this moment holds the probe key: "busy" is still a
+		// full round trip
 		Lease probeHeld = this.template.acquire(LockRequest.builder(LockProviderProbe.KEY).build());
 		try {
 			assertThat(new LockProviderHealthIndicator(this.template, this.fixture).health().getStatus())
@@ -87,7 +88,8 @@ class LockProviderHealthIndicatorTests {
 	}
 
 	private LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix),
+				List.of());
 	}
 
 }

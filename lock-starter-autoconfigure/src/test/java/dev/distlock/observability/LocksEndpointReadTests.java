@@ -33,9 +33,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Reading the {@code locks} endpoint and the health indicators writes no lock on any backend: each backend's check
- * is a ping-class request (PING, EXISTS, a ZooKeeper read), never an acquire and release of a probe lock, which
- * would leave fencing counters in Redis and container nodes in ZooKeeper and cost writes on every scrape.
+ * Reading the {@code locks} endpoint and the health indicators writes no lock on any
+ * backend: each backend's check is a ping-class request (PING, EXISTS, a ZooKeeper read),
+ * never an acquire and release of a probe lock, which would leave fencing counters in
+ * Redis and container nodes in ZooKeeper and cost writes on every scrape.
  */
 class LocksEndpointReadTests {
 
@@ -110,12 +111,14 @@ class LocksEndpointReadTests {
 		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, "/endpoint-read");
 		this.resources.add(provider::close);
 		LockTemplate template = template(provider);
-		// every ZooKeeper write takes the next zxid: two markers one zxid apart prove nothing was written between
+		// every ZooKeeper write takes the next zxid: two markers one zxid apart prove
+		// nothing was written between
 		long before = marker(client, "/before");
 		readEndpointAndHealth(template, provider);
 		long after = marker(client, "/after");
-		assertThat(after - before).as("ZooKeeper writes made by reading the endpoint and the health indicator, "
-				+ "plus the second marker").isEqualTo(1);
+		assertThat(after - before)
+			.as("ZooKeeper writes made by reading the endpoint and the health indicator, " + "plus the second marker")
+			.isEqualTo(1);
 	}
 
 	private static long marker(CuratorFramework client, String path) throws Exception {

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link LocksEndpoint} over a real template with two backends: the local one and an H2 TCP server that is stopped.
+ * {@link LocksEndpoint} over a real template with two backends: the local one and an H2
+ * TCP server that is stopped.
  */
 class LocksEndpointTests {
 

@@ -26,9 +26,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link MetricsLockListener} on a real {@link LockTemplate} over the local backend (and, for backend failures, over
- * a stopped H2 TCP server): names, tags and values after real acquisitions, timeouts, failures, renewals and a lost
- * lease.
+ * {@link MetricsLockListener} on a real {@link LockTemplate} over the local backend (and,
+ * for backend failures, over a stopped H2 TCP server): names, tags and values after real
+ * acquisitions, timeouts, failures, renewals and a lost lease.
  */
 class MetricsLockListenerTests {
 
@@ -57,8 +57,11 @@ class MetricsLockListenerTests {
 
 	@Test
 	void acquireAndReleaseRecordAcquireHoldAndActiveLeases() {
-		Lease lease = this.template.acquire(LockRequest.builder("order:42").name("orders").waitTime(Duration.ZERO)
-			.lease(Duration.ofSeconds(30)).build());
+		Lease lease = this.template.acquire(LockRequest.builder("order:42")
+			.name("orders")
+			.waitTime(Duration.ZERO)
+			.lease(Duration.ofSeconds(30))
+			.build());
 		Timer acquire = this.registry.get("distlock.acquire")
 			.tags("provider", "local", "type", "mutex", "name", "orders", "outcome", "acquired")
 			.timer();
@@ -111,7 +114,8 @@ class MetricsLockListenerTests {
 			.timer();
 		assertThat(timeout.count()).isEqualTo(1);
 		assertThat(timeout.totalTime(TimeUnit.MILLISECONDS)).as("time spent waiting").isGreaterThanOrEqualTo(190);
-		// the holder's acquisition was in the other template, whose listener is this test's as well
+		// the holder's acquisition was in the other template, whose listener is this
+		// test's as well
 		assertThat(this.registry.get("distlock.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
 	}
 

@@ -28,9 +28,10 @@ import org.springframework.context.annotation.Bean;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The whole stack through real HTTP calls to a running application: {@code /actuator/locks} shows a lease while
- * another thread holds it and nothing afterwards, {@code /actuator/metrics} has the lock meters, and
- * {@code /actuator/health} goes DOWN when a backend's server (a real H2 TCP server, the test fixture) stops.
+ * The whole stack through real HTTP calls to a running application:
+ * {@code /actuator/locks} shows a lease while another thread holds it and nothing
+ * afterwards, {@code /actuator/metrics} has the lock meters, and {@code /actuator/health}
+ * goes DOWN when a backend's server (a real H2 TCP server, the test fixture) stops.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "distlock.provider=local", "management.endpoints.web.exposure.include=locks,health,metrics",
@@ -102,7 +103,8 @@ class ObservabilityHttpTests {
 		assertThat(count).as(metrics.body()).singleElement().satisfies((n) -> assertThat(n.intValue()).isEqualTo(1));
 		HttpResponse<String> names = get("/actuator/metrics");
 		List<String> meterNames = JsonPath.parse(names.body()).read("$.names");
-		// the listener's meters, and Boot's timers of the observations beside them under other names
+		// the listener's meters, and Boot's timers of the observations beside them under
+		// other names
 		assertThat(meterNames).contains("distlock.acquire", "distlock.hold", "distlock.leases.active",
 				"distlock.lock.acquire", "distlock.lock.hold");
 	}

@@ -32,9 +32,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link ObservationLockListener} on a real {@link LockTemplate} over the local backend: the wait for a lock is its
- * own observation (span), backend calls nest under it, the hold is another, and outcomes, errors and a lost lease
- * are reported. No scope leaks onto the thread.
+ * {@link ObservationLockListener} on a real {@link LockTemplate} over the local backend:
+ * the wait for a lock is its own observation (span), backend calls nest under it, the
+ * hold is another, and outcomes, errors and a lost lease are reported. No scope leaks
+ * onto the thread.
  */
 class ObservationLockListenerTests {
 
@@ -187,7 +188,8 @@ class ObservationLockListenerTests {
 
 	@Test
 	void noopRegistryRecordsNothingAndLeavesNoScope() {
-		LockTemplate quiet = new LockTemplate(List.of(new LocalLockProvider()), "local", settings(), List.of(new ObservationLockListener(ObservationRegistry.NOOP)));
+		LockTemplate quiet = new LockTemplate(List.of(new LocalLockProvider()), "local", settings(),
+				List.of(new ObservationLockListener(ObservationRegistry.NOOP)));
 		try {
 			quiet.run(LockRequest.of("x"), () -> assertThat(ObservationRegistry.NOOP.getCurrentObservation()).isNull());
 		}
@@ -208,7 +210,10 @@ class ObservationLockListenerTests {
 				List.of(new ObservationLockListener(this.registry)));
 	}
 
-	/** Delegates to a real backend and records which observation is current when the core calls it to acquire. */
+	/**
+	 * Delegates to a real backend and records which observation is current when the core
+	 * calls it to acquire.
+	 */
 	static final class ScopeRecordingProvider extends ForwardingLockProvider {
 
 		private final ObservationRegistry registry;
@@ -231,7 +236,8 @@ class ObservationLockListenerTests {
 
 		@Override
 		public @Nullable HeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
-			// run the core's wait loop over this wrapper, so that every attempt passes through tryAcquire above
+			// run the core's wait loop over this wrapper, so that every attempt passes
+			// through tryAcquire above
 			return waiter.await(this, attempt);
 		}
 

@@ -10,7 +10,8 @@ import io.micrometer.observation.ObservationView;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records every observation a registry reports (start, stop, events, error, parent), as a tracer would see them.
+ * Records every observation a registry reports (start, stop, events, error, parent), as a
+ * tracer would see them.
  */
 final class RecordingObservationHandler implements ObservationHandler<Observation.Context> {
 

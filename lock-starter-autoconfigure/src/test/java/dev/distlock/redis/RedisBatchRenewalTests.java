@@ -23,7 +23,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Batched renewal on Redis: many leases in one pipelined round trip, and 10,000 watchdog leases held at once. */
+/**
+ * Batched renewal on Redis: many leases in one pipelined round trip, and 10,000 watchdog
+ * leases held at once.
+ */
 class RedisBatchRenewalTests {
 
 	private final LettuceConnectionFactory factory = RedisTestConnections.standalone(TestServers.redisUri(),
@@ -44,7 +47,8 @@ class RedisBatchRenewalTests {
 		var reader = this.provider.tryAcquire(attempt(prefix + "b", LockType.READ)).lock();
 		var gone = this.provider.tryAcquire(attempt(prefix + "c", LockType.MUTEX)).lock();
 		this.provider.release(gone);
-		this.provider.renew(held, Duration.ofSeconds(30)); // loads the scripts a pipeline cannot load itself
+		this.provider.renew(held, Duration.ofSeconds(30)); // loads the scripts a pipeline
+															// cannot load itself
 		this.provider.renew(reader, Duration.ofSeconds(30));
 		RenewalOutcome[] renewed = this.provider.renewAll(List.of(held, reader, gone), Duration.ofSeconds(30));
 		assertThat(renewed).as("renewed in one batch")
@@ -63,8 +67,11 @@ class RedisBatchRenewalTests {
 			var healthy = provider.tryAcquire(attempt(prefix + "healthy", LockType.MUTEX)).lock();
 			var broken = provider.tryAcquire(attempt(prefix + "broken", LockType.MUTEX)).lock();
 			var after = provider.tryAcquire(attempt(prefix + "after", LockType.MUTEX)).lock();
-			provider.renew(healthy, Duration.ofSeconds(30)); // loads the script a pipeline cannot load itself
-			// the renewal of this one fails on the server (WRONGTYPE), as a reply from a shard that is down would
+			provider.renew(healthy, Duration.ofSeconds(30)); // loads the script a
+																// pipeline cannot load
+																// itself
+			// the renewal of this one fails on the server (WRONGTYPE), as a reply from a
+			// shard that is down would
 			StringRedisTemplate redis = new StringRedisTemplate(factory);
 			String brokenKey = broken.keys().holder();
 			redis.delete(brokenKey);
@@ -99,7 +106,8 @@ class RedisBatchRenewalTests {
 		ManyWatchdogLeases.Result result = ManyWatchdogLeases.hold(this.provider);
 		assertThat(result.ownThreads()).as("distlock's own threads while holding 10,000 watchdog leases")
 			.hasSizeLessThanOrEqualTo(2);
-		assertThat(result.batchesPerPeriod()).as("backend calls per renewal period").isPositive()
+		assertThat(result.batchesPerPeriod()).as("backend calls per renewal period")
+			.isPositive()
 			.isLessThanOrEqualTo(100);
 		assertThat(result.valid()).as("leases renewed, none lost").isEqualTo(ManyWatchdogLeases.LEASES);
 		assertThat(result.watched()).isEqualTo(ManyWatchdogLeases.LEASES);

@@ -22,11 +22,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * A rough throughput check, not a benchmark of record (the JMH module is): acquire+release pairs per second of a
- * MUTEX through {@link LockTemplate} on the Redis backend, beside Redisson's {@code RLock} in the same run, for one
- * thread and for eight threads on one key; the median of three runs each, with the rate of two plain round trips
- * (the ceiling of a lock that needs one to acquire and one to release) for scale. Both use their defaults: a
- * watchdog-renewed lease and a blocking wait. Run with the test class path:
+ * A rough throughput check, not a benchmark of record (the JMH module is):
+ * acquire+release pairs per second of a MUTEX through {@link LockTemplate} on the Redis
+ * backend, beside Redisson's {@code RLock} in the same run, for one thread and for eight
+ * threads on one key; the median of three runs each, with the rate of two plain round
+ * trips (the ceiling of a lock that needs one to acquire and one to release) for scale.
+ * Both use their defaults: a watchdog-renewed lease and a blocking wait. Run with the
+ * test class path:
  * {@code java -cp ... dev.distlock.redis.RedisLockBenchmark [seconds per run]}.
  */
 public final class RedisLockBenchmark {
@@ -55,7 +57,8 @@ public final class RedisLockBenchmark {
 				+ ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		try {
-			// the ceiling of any lock that costs two round trips per pair, in the same conditions
+			// the ceiling of any lock that costs two round trips per pair, in the same
+			// conditions
 			Pair twoRoundTrips = () -> {
 				redis.hasKey(prefix + "ceiling");
 				redis.hasKey(prefix + "ceiling");
@@ -93,9 +96,11 @@ public final class RedisLockBenchmark {
 					theirs[run] = measure(raw, threads, runTime);
 					theirCpu[run] = lastCpuMicrosPerPair;
 				}
-				System.out.printf("%d thread(s), 1 key: distlock redis %.0f pairs/s (runs %s, client CPU %.0f us/pair),"
-						+ " Redisson RLock %.0f pairs/s (runs %s, client CPU %.0f us/pair)%n", threads, median(ours),
-						rounded(ours), median(ourCpu), median(theirs), rounded(theirs), median(theirCpu));
+				System.out.printf(
+						"%d thread(s), 1 key: distlock redis %.0f pairs/s (runs %s, client CPU %.0f us/pair),"
+								+ " Redisson RLock %.0f pairs/s (runs %s, client CPU %.0f us/pair)%n",
+						threads, median(ours), rounded(ours), median(ourCpu), median(theirs), rounded(theirs),
+						median(theirCpu));
 			}
 		}
 		finally {

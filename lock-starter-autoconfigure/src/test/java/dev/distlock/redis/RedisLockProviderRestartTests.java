@@ -29,9 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A Redis server that dies while locks are held and waiters wait, then comes back empty (no persistence): leases are
- * reported lost, waiters and new acquisitions fail with {@link LockAcquisitionException} within their wait plus the
- * command timeout instead of hanging, and after the restart locking works again with fencing tokens still above the
+ * A Redis server that dies while locks are held and waiters wait, then comes back empty
+ * (no persistence): leases are reported lost, waiters and new acquisitions fail with
+ * {@link LockAcquisitionException} within their wait plus the command timeout instead of
+ * hanging, and after the restart locking works again with fencing tokens still above the
  * old ones.
  */
 @Tag("fault")
@@ -79,8 +80,7 @@ class RedisLockProviderRestartTests {
 		LockSettings settings = LockSettings.defaults()
 			.withWatchdog(WATCHDOG_LEASE, WATCHDOG_LEASE.dividedBy(3))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings,
-				List.of());
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings, List.of());
 		this.templates.add(template);
 		return template;
 	}
@@ -127,7 +127,8 @@ class RedisLockProviderRestartTests {
 			.isTrue();
 		assertThat(since(killed)).isLessThan(WATCHDOG_LEASE.plus(COMMAND_TIMEOUT.multipliedBy(2)).plus(SLACK));
 		assertThat(held.isValid()).isFalse();
-		held.release(); // the release fails against the dead server; it must neither throw nor hang
+		held.release(); // the release fails against the dead server; it must neither
+						// throw nor hang
 
 		this.server = RedisServerProcess.start(port, this.dir);
 

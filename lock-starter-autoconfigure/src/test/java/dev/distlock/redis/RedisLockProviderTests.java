@@ -40,9 +40,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * What the Redis backend promises beyond the provider contract, on the Redis at {@link TestServers#redisUri()}:
- * the hash-tagged key layout, busy replies with the holder's lease, fencing past a lost counter, clean-up of
- * abandoned attempts, the FAIR queue and writer preference, one shared subscription, one round trip per operation.
+ * What the Redis backend promises beyond the provider contract, on the Redis at
+ * {@link TestServers#redisUri()}: the hash-tagged key layout, busy replies with the
+ * holder's lease, fencing past a lost counter, clean-up of abandoned attempts, the FAIR
+ * queue and writer preference, one shared subscription, one round trip per operation.
  */
 class RedisLockProviderTests {
 
@@ -85,8 +86,7 @@ class RedisLockProviderTests {
 	}
 
 	private LockAttempt attempt(String key, LockType type, Duration lease) {
-		return new LockAttempt(this.prefix + key, type, 1, lease,
-				UUID.randomUUID().toString());
+		return new LockAttempt(this.prefix + key, type, 1, lease, UUID.randomUUID().toString());
 	}
 
 	private static RedisHeldLock granted(AttemptOutcome<RedisHeldLock> acquisition) {
@@ -134,11 +134,14 @@ class RedisLockProviderTests {
 		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("k\uD800", LockType.MUTEX, Duration.ofSeconds(10))));
 		assertThat(provider.tryAcquire(attempt("k?", LockType.MUTEX, Duration.ofSeconds(10))).isAcquired())
-			.as("'k?' is another lock than 'k\\uD800'").isTrue();
+			.as("'k?' is another lock than 'k\\uD800'")
+			.isTrue();
 		assertThat(provider.tryAcquire(attempt("k\uDC00", LockType.MUTEX, Duration.ofSeconds(10))).isAcquired())
-			.as("'k\\uDC00' is another lock than 'k\\uD800'").isTrue();
+			.as("'k\\uDC00' is another lock than 'k\\uD800'")
+			.isTrue();
 		assertThat(provider.tryAcquire(attempt("k\uD800", LockType.MUTEX, Duration.ofSeconds(10))).isAcquired())
-			.as("'k\\uD800' is still held").isFalse();
+			.as("'k\\uD800' is still held")
+			.isFalse();
 		assertThat(RedisLockKeys.tag("k\uD83D\uDE00")).as("a surrogate pair is an ordinary character")
 			.isEqualTo("{k\uD83D\uDE00}");
 	}
@@ -148,15 +151,16 @@ class RedisLockProviderTests {
 		RedisLockProvider provider = provider();
 		LockAttempt attempt = attempt("fraction", LockType.SEMAPHORE, Duration.ofMillis(1000).plusNanos(500_000));
 		RedisHeldLock held = granted(provider.tryAcquire(attempt));
-		// a fresh key's token is the server time in µs the script read; the permit's score is that time in ms + lease
-		Double score = redis.opsForZSet().score(RedisLockKeys.of(attempt.key(), LockType.SEMAPHORE).members(),
-				attempt.owner());
+		// a fresh key's token is the server time in µs the script read; the permit's
+		// score is that time in ms + lease
+		Double score = redis.opsForZSet()
+			.score(RedisLockKeys.of(attempt.key(), LockType.SEMAPHORE).members(), attempt.owner());
 		assertThat(score).isNotNull();
-		assertThat(score.longValue() - held.fencingToken() / 1000).as("lease set on the server, in ms")
-			.isEqualTo(1001);
+		assertThat(score.longValue() - held.fencingToken() / 1000).as("lease set on the server, in ms").isEqualTo(1001);
 	}
 
-	// ---------------------------------------------------------------- busy replies and fencing
+	// ---------------------------------------------------------------- busy replies and
+	// fencing
 
 	@ParameterizedTest
 	@EnumSource(value = LockType.class, names = { "MUTEX", "FAIR", "WRITE", "SEMAPHORE" })
@@ -172,7 +176,8 @@ class RedisLockProviderTests {
 	void readerBlockedByAWriterIsToldWhenTheWriterLeaseEnds() throws Exception {
 		RedisLockProvider provider = provider();
 		granted(provider.tryAcquire(attempt("busy", LockType.WRITE, Duration.ofSeconds(10))));
-		AttemptOutcome<RedisHeldLock> busy = provider.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
+		AttemptOutcome<RedisHeldLock> busy = provider
+			.tryAcquire(attempt("busy", LockType.READ, Duration.ofSeconds(10)));
 		assertThat(busy.isAcquired()).isFalse();
 		assertThat(busy.retryAfter()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 	}
@@ -184,7 +189,8 @@ class RedisLockProviderTests {
 		LockAttempt first = attempt("fence", type, Duration.ofSeconds(10));
 		var held = granted(provider.tryAcquire(first));
 		provider.release(held);
-		// what a restart without persistence or a failover that lost the last write does to the counter
+		// what a restart without persistence or a failover that lost the last write does
+		// to the counter
 		redis.delete(RedisLockKeys.of(first.key(), type).fence());
 		RedisHeldLock next = granted(provider.tryAcquire(attempt("fence", type, Duration.ofSeconds(10))));
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
@@ -224,7 +230,8 @@ class RedisLockProviderTests {
 		LockAttempt stale = attempt("stale", LockType.MUTEX, Duration.ofMillis(300));
 		RedisHeldLock staleLock = granted(provider.tryAcquire(stale));
 		Thread.sleep(400);
-		RedisHeldLock successor = granted(provider.tryAcquire(attempt("stale", LockType.MUTEX, Duration.ofSeconds(30))));
+		RedisHeldLock successor = granted(
+				provider.tryAcquire(attempt("stale", LockType.MUTEX, Duration.ofSeconds(30))));
 		assertThat(provider.renew(staleLock, Duration.ofSeconds(30))).isFalse();
 		provider.release(staleLock);
 		assertThat(provider.renew(successor, Duration.ofSeconds(30))).isTrue();
@@ -254,7 +261,8 @@ class RedisLockProviderTests {
 		RedisHeldLock holder = granted(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))));
 		long beforeDeadWaiter = System.nanoTime();
 		assertThat(provider.tryAcquire(attempt("fair", LockType.FAIR, Duration.ofSeconds(30))).isAcquired())
-			.as("the waiter that dies").isFalse();
+			.as("the waiter that dies")
+			.isFalse();
 		provider.release(holder);
 		LockAttempt live = attempt("fair", LockType.FAIR, Duration.ofSeconds(30));
 		RedisHeldLock granted = null;
@@ -264,7 +272,8 @@ class RedisLockProviderTests {
 			Thread.sleep(20);
 		}
 		assertThat(granted).as("the live waiter gets the lock once the dead one's place timed out").isNotNull();
-		// the place timed out a second after it was taken, on the server's clock, which was after beforeDeadWaiter
+		// the place timed out a second after it was taken, on the server's clock, which
+		// was after beforeDeadWaiter
 		assertThat(Duration.ofNanos(System.nanoTime() - beforeDeadWaiter))
 			.as("the dead waiter kept its place until its timeout")
 			.isGreaterThan(Duration.ofMillis(950));
@@ -278,7 +287,8 @@ class RedisLockProviderTests {
 		RedisHeldLock reader = granted(provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30))));
 		LockAttempt writer = attempt("rw", LockType.WRITE, Duration.ofSeconds(30));
 		assertThat(provider.tryAcquire(writer).isAcquired()).isFalse();
-		AttemptOutcome<RedisHeldLock> lateReader = provider.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
+		AttemptOutcome<RedisHeldLock> lateReader = provider
+			.tryAcquire(attempt("rw", LockType.READ, Duration.ofSeconds(30)));
 		assertThat(lateReader.isAcquired()).as("a reader arriving while a writer waits").isFalse();
 		provider.release(reader);
 		RedisHeldLock written = granted(provider.tryAcquire(writer));
@@ -320,8 +330,8 @@ class RedisLockProviderTests {
 	@Test
 	void waitersOfOneLockShareOneSubscriptionAndAllLocksOneConnection() throws Exception {
 		String clientName = "distlock-test-" + UUID.randomUUID().toString().substring(0, 8);
-		LettuceConnectionFactory named = RedisTestConnections.standalone(TestServers.redisUri(),
-				Duration.ofSeconds(10), clientName);
+		LettuceConnectionFactory named = RedisTestConnections.standalone(TestServers.redisUri(), Duration.ofSeconds(10),
+				clientName);
 		RedisLockProvider waiting = new RedisLockProvider(named);
 		try {
 			RedisLockProvider releasing = provider();
@@ -350,8 +360,7 @@ class RedisLockProviderTests {
 	}
 
 	private static long subscribers(String channel) {
-		return nativeCall(connectionFactory, (commands) -> commands.pubsubNumsub(channel.getBytes()))
-			.values()
+		return nativeCall(connectionFactory, (commands) -> commands.pubsubNumsub(channel.getBytes())).values()
 			.iterator()
 			.next();
 	}
@@ -384,7 +393,8 @@ class RedisLockProviderTests {
 		LockTemplate template = new LockTemplate(provider(counting(connectionFactory, calls)));
 		LockRequest request = LockRequest.builder("roundtrips").type(type).lease(Duration.ofSeconds(30)).build();
 		try {
-			template.acquire(request).release(); // loads the scripts (EVALSHA answered NOSCRIPT, then EVAL)
+			template.acquire(request).release(); // loads the scripts (EVALSHA answered
+													// NOSCRIPT, then EVAL)
 			calls.clear();
 			Lease lease = template.acquire(request);
 			assertThat(calls).as("calls of an uncontended acquire").containsExactly("evalSha");
@@ -397,7 +407,10 @@ class RedisLockProviderTests {
 		}
 	}
 
-	/** A connection factory whose connections record every Redis command sent through them. */
+	/**
+	 * A connection factory whose connections record every Redis command sent through
+	 * them.
+	 */
 	private static RedisConnectionFactory counting(RedisConnectionFactory factory, List<String> calls) {
 		Set<String> notCommands = Set.of("close", "isClosed", "isPipelined", "isQueueing", "getNativeConnection",
 				"isSubscribed", "getSubscription", "hashCode", "equals", "toString");

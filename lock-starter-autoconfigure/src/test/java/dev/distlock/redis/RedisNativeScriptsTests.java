@@ -36,9 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The redis backend on Lettuce's native connection: which commands a lock costs, releases that publish only while
- * somebody waits, waiter registrations that never outlive their wait, the one-command fence, {@code NOSCRIPT}
- * recovery and the asynchronous release.
+ * The redis backend on Lettuce's native connection: which commands a lock costs, releases
+ * that publish only while somebody waits, waiter registrations that never outlive their
+ * wait, the one-command fence, {@code NOSCRIPT} recovery and the asynchronous release.
  */
 class RedisNativeScriptsTests {
 
@@ -88,7 +88,8 @@ class RedisNativeScriptsTests {
 	@Test
 	void lockingRunsOnTheNativeConnectionOneEvalshaPerCall() {
 		LockAttempt attempt = attempt("calls", LockType.MUTEX);
-		this.provider.release(granted(this.provider.tryAcquire(attempt))); // loads the scripts
+		this.provider.release(granted(this.provider.tryAcquire(attempt))); // loads the
+																			// scripts
 		this.commands.clear();
 		RedisHeldLock held = granted(this.provider.tryAcquire(attempt("calls", LockType.MUTEX)));
 		assertThat(this.commands).as("commands of an uncontended acquire").containsExactly("EVALSHA");
@@ -153,7 +154,8 @@ class RedisNativeScriptsTests {
 			RedisHeldLock held = granted(this.provider.tryAcquire(attempt("fence", LockType.READ)));
 			assertThat(held.fencingToken()).isGreaterThan(last);
 			last = held.fencingToken();
-			// READ holds overlap: grants within one microsecond must still get distinct, rising tokens
+			// READ holds overlap: grants within one microsecond must still get distinct,
+			// rising tokens
 		}
 		String fence = RedisLockKeys.of(this.prefix + "fence", LockType.READ).fence();
 		assertThat(this.redis.opsForValue().get(fence)).isEqualTo(Long.toString(last));
@@ -187,7 +189,8 @@ class RedisNativeScriptsTests {
 		LockAttempt attempt = attempt("async-fail", LockType.MUTEX);
 		RedisHeldLock held = granted(this.provider.tryAcquire(attempt));
 		String holder = RedisLockKeys.of(attempt.key(), LockType.MUTEX).holder();
-		// the holder key replaced by a list: the release script's GET fails with WRONGTYPE
+		// the holder key replaced by a list: the release script's GET fails with
+		// WRONGTYPE
 		this.redis.delete(holder);
 		this.redis.opsForList().leftPush(holder, "not-a-lock");
 		this.redis.expire(holder, Duration.ofSeconds(5));

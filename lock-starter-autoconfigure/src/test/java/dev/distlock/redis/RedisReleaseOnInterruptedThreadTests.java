@@ -18,10 +18,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A release made by an interrupted thread still frees the lock: cancellation interrupts threads (a disposed Reactor
- * subscription's worker, {@code Future.cancel(true)}, an executor's {@code shutdownNow}), and a release that gave up
- * because of it would leave the lock held until its lease ran out (the suspect of issue 28 #10, a cancelled
- * {@code Flux} whose lock stayed held on the network backends). The thread's interrupt is kept for its own code.
+ * A release made by an interrupted thread still frees the lock: cancellation interrupts
+ * threads (a disposed Reactor subscription's worker, {@code Future.cancel(true)}, an
+ * executor's {@code shutdownNow}), and a release that gave up because of it would leave
+ * the lock held until its lease ran out (the suspect of issue 28 #10, a cancelled
+ * {@code Flux} whose lock stayed held on the network backends). The thread's interrupt is
+ * kept for its own code.
  */
 class RedisReleaseOnInterruptedThreadTests {
 
@@ -40,8 +42,8 @@ class RedisReleaseOnInterruptedThreadTests {
 		LockSettings settings = LockSettings.defaults().withKeyPrefix(this.prefix);
 		try (LockTemplate holder = new LockTemplate(List.of(new RedisLockProvider(this.factory)), "redis", settings,
 				List.of());
-				LockTemplate other = new LockTemplate(List.of(new RedisLockProvider(this.factory)), "redis",
-						settings, List.of())) {
+				LockTemplate other = new LockTemplate(List.of(new RedisLockProvider(this.factory)), "redis", settings,
+						List.of())) {
 			Lease lease = holder.acquire(LockRequest.builder("k").waitTime(Duration.ZERO).build());
 			Thread.currentThread().interrupt();
 			try {

@@ -24,10 +24,11 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What released locks leave in Redis: the common case of a lock per business object, many distinct keys each locked
- * once, with default settings. Everything a lock writes expires by itself; once released, a key leaves only its
- * fencing counter, for {@link RedisLockProvider#DEFAULT_FENCE_RETENTION}, and the clock floor keeps its tokens rising
- * after the counter is gone.
+ * What released locks leave in Redis: the common case of a lock per business object, many
+ * distinct keys each locked once, with default settings. Everything a lock writes expires
+ * by itself; once released, a key leaves only its fencing counter, for
+ * {@link RedisLockProvider#DEFAULT_FENCE_RETENTION}, and the clock floor keeps its tokens
+ * rising after the counter is gone.
  */
 class RedisResidueTests {
 
@@ -74,7 +75,9 @@ class RedisResidueTests {
 				.release();
 		}
 		List<String> left = residue();
-		assertThat(left).as("what %d released locks left", KEYS).hasSize(KEYS).allMatch((key) -> key.endsWith(":fence"));
+		assertThat(left).as("what %d released locks left", KEYS)
+			.hasSize(KEYS)
+			.allMatch((key) -> key.endsWith(":fence"));
 		long retention = RedisLockProvider.DEFAULT_FENCE_RETENTION.toMillis();
 		assertThat(retention).as("default fence retention in ms").isLessThanOrEqualTo(Duration.ofHours(1).toMillis());
 		for (String key : left) {
@@ -88,7 +91,8 @@ class RedisResidueTests {
 		LockRequest request = LockRequest.builder("order:again").waitTime(Duration.ZERO).build();
 		Lease first = this.template.acquire(request);
 		first.release();
-		// what the retention does to a key nobody locked for a while, and a restart without persistence to all keys
+		// what the retention does to a key nobody locked for a while, and a restart
+		// without persistence to all keys
 		assertThat(residue()).singleElement().satisfies((fence) -> this.redis.delete(fence));
 		Lease again = this.template.acquire(request);
 		assertThat(again.fencingToken()).as("token after the counter was gone").isGreaterThan(first.fencingToken());

@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.test.TestServers;
 
 /**
- * A {@code redis-server} process a fault test starts on a port of its own, without persistence, and kills with
- * SIGKILL; never the shared server.
+ * A {@code redis-server} process a fault test starts on a port of its own, without
+ * persistence, and kills with SIGKILL; never the shared server.
  */
 final class RedisServerProcess {
 
@@ -38,9 +38,9 @@ final class RedisServerProcess {
 	 */
 	static RedisServerProcess start(int port, Path dir, String... extraArguments)
 			throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(TestServers.redisServerBinary().toString(), "--port",
-				Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
-				dir.toString(), "--daemonize", "no"));
+		List<String> command = new ArrayList<>(
+				List.of(TestServers.redisServerBinary().toString(), "--port", Integer.toString(port), "--bind",
+						"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no"));
 		command.addAll(List.of(extraArguments));
 		Path log = dir.resolve("redis-" + port + ".log");
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -65,8 +65,8 @@ final class RedisServerProcess {
 	 * @return its output, or the error text if it failed
 	 */
 	String cli(String... arguments) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(redisCli().toString(), "-h", "127.0.0.1", "-p",
-				Integer.toString(this.port)));
+		List<String> command = new ArrayList<>(
+				List.of(redisCli().toString(), "-h", "127.0.0.1", "-p", Integer.toString(this.port)));
 		command.addAll(List.of(arguments));
 		return run(command, Duration.ofSeconds(10));
 	}

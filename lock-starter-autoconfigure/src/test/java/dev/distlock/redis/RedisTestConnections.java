@@ -18,12 +18,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Lettuce connection factories for the Redis tests, with short timeouts so that a server that is down fails a call
- * within seconds instead of Lettuce's default minute, and a quick reconnect after a restart.
+ * Lettuce connection factories for the Redis tests, with short timeouts so that a server
+ * that is down fails a call within seconds instead of Lettuce's default minute, and a
+ * quick reconnect after a restart.
  */
 final class RedisTestConnections {
 
-	/** Event loops shared by every test connection factory for the life of the test JVM. */
+	/**
+	 * Event loops shared by every test connection factory for the life of the test JVM.
+	 */
 	private static final ClientResources RESOURCES = DefaultClientResources.builder()
 		.reconnectDelay(Delay.constant(Duration.ofMillis(200)))
 		.build();

@@ -25,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code distlock.redis.wait-for-replicas}: a grant counts only once the replica has it, so a failover to the
- * replica keeps the lock; without a replica to acknowledge, acquisitions fail and leave nothing held. Runs its own
- * primary and replica.
+ * {@code distlock.redis.wait-for-replicas}: a grant counts only once the replica has it,
+ * so a failover to the replica keeps the lock; without a replica to acknowledge,
+ * acquisitions fail and leave nothing held. Runs its own primary and replica.
  */
 @Tag("fault")
 class RedisWaitForReplicasTests {
@@ -69,8 +69,7 @@ class RedisWaitForReplicasTests {
 		try {
 			LockRequest request = LockRequest.builder("replicated").lease(Duration.ofSeconds(30)).build();
 			Lease lease = template.acquire(request);
-			String holder = RedisLockKeys.of(template.settings().keyPrefix() + "replicated",
-					LockType.MUTEX).holder();
+			String holder = RedisLockKeys.of(template.settings().keyPrefix() + "replicated", LockType.MUTEX).holder();
 			assertThat(this.replica.cli("GET", holder).trim()).as("the replica has the lock when acquire returns")
 				.isNotEmpty()
 				.isNotEqualTo("(nil)");
@@ -81,8 +80,7 @@ class RedisWaitForReplicasTests {
 			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> template.acquire(request))
 				.withMessageContaining("reached 0 of 1 replicas");
 			StringRedisTemplate redis = new StringRedisTemplate(this.factory);
-			await("the unreplicated grant is cleaned up")
-				.atMost(Duration.ofSeconds(5))
+			await("the unreplicated grant is cleaned up").atMost(Duration.ofSeconds(5))
 				.until(() -> !Boolean.TRUE.equals(redis.hasKey(holder)));
 		}
 		finally {

@@ -17,10 +17,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP proxy in front of a Redis server that can hold back the server's replies, as a slow network would: a grant
- * then reaches the client well after Redis started its lease. Requests pass at once; each reply chunk is delivered
- * {@link #delayReplies(Duration) the delay} after it arrived, in order. Test-only: one thread per direction and
- * connection, closed with the proxy.
+ * A TCP proxy in front of a Redis server that can hold back the server's replies, as a
+ * slow network would: a grant then reaches the client well after Redis started its lease.
+ * Requests pass at once; each reply chunk is delivered {@link #delayReplies(Duration) the
+ * delay} after it arrived, in order. Test-only: one thread per direction and connection,
+ * closed with the proxy.
  */
 final class DelayingProxy implements AutoCloseable {
 

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.test.TestServers;
 
 /**
- * Independent {@code redis-server} processes on free ports, without persistence, for quorum tests: started here,
- * killed (SIGKILL) on demand, all stopped on {@link #close()}. Never touches the shared server.
+ * Independent {@code redis-server} processes on free ports, without persistence, for
+ * quorum tests: started here, killed (SIGKILL) on demand, all stopped on
+ * {@link #close()}. Never touches the shared server.
  */
 final class RedisProcesses implements AutoCloseable {
 

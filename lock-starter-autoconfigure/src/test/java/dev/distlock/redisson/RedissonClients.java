@@ -13,8 +13,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson clients for tests: small pools (each test "process" has its own client), and a provider wrapper that shuts
- * its client down when the provider is closed, as the application context would.
+ * Redisson clients for tests: small pools (each test "process" has its own client), and a
+ * provider wrapper that shuts its client down when the provider is closed, as the
+ * application context would.
  */
 final class RedissonClients {
 

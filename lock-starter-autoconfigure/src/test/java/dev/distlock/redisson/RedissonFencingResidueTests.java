@@ -25,9 +25,10 @@ import org.redisson.api.options.KeysScanOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing tokens never go backwards when a counter is lost (a restart without persistence, a failover that lost the
- * last writes, the counter's own expiry: here the counter is deleted, never the shared server flushed), and what a
- * released lock leaves in Redis expires within the documented retention.
+ * Fencing tokens never go backwards when a counter is lost (a restart without
+ * persistence, a failover that lost the last writes, the counter's own expiry: here the
+ * counter is deleted, never the shared server flushed), and what a released lock leaves
+ * in Redis expires within the documented retention.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedissonFencingResidueTests {
@@ -52,7 +53,10 @@ class RedissonFencingResidueTests {
 		RedissonClients.shutdown(this.admin);
 	}
 
-	/** A process with default settings, as a new user would have, and the given fence retention. */
+	/**
+	 * A process with default settings, as a new user would have, and the given fence
+	 * retention.
+	 */
 	private LockTemplate process(Duration retention) {
 		RedissonLockProvider provider = new RedissonLockProvider(this.client);
 		provider.setFenceRetention(retention);
@@ -81,8 +85,7 @@ class RedissonFencingResidueTests {
 		long again = lockAndRelease(key, type);
 		assertThat(again).isGreaterThan(before);
 		deleteCounter(key, type);
-		assertThat(lockAndRelease(key, type)).as("%s token after the counter was deleted", type)
-			.isGreaterThan(again);
+		assertThat(lockAndRelease(key, type)).as("%s token after the counter was deleted", type).isGreaterThan(again);
 	}
 
 	@Test

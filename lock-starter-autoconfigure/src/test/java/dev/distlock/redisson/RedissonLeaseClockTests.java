@@ -23,9 +23,10 @@ import org.redisson.client.codec.ByteArrayCodec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The lease a holder believes in never outlasts the one Redis keeps: the core counts it from when the granting
- * request was sent, so a grant whose reply comes late (here held back by a proxy, as a slow network would) shortens
- * the holder's lease instead of lengthening it past Redis' expiry.
+ * The lease a holder believes in never outlasts the one Redis keeps: the core counts it
+ * from when the granting request was sent, so a grant whose reply comes late (here held
+ * back by a proxy, as a slow network would) shortens the holder's lease instead of
+ * lengthening it past Redis' expiry.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonLeaseClockTests {
@@ -71,8 +72,8 @@ class RedissonLeaseClockTests {
 	void leaseIsCountedFromTheRequestSoADelayedGrantNeverOutlastsRedis(LockType type) {
 		String key = "delayed-" + type;
 		this.proxy.delayReplies(REPLY_DELAY);
-		Lease lease = this.template.acquire(LockRequest.builder(key).type(type).lease(LEASE)
-			.waitTime(Duration.ofSeconds(10)).build());
+		Lease lease = this.template
+			.acquire(LockRequest.builder(key).type(type).lease(LEASE).waitTime(Duration.ofSeconds(10)).build());
 		Instant backendExpiry = backendExpiry(this.prefix + key, type);
 		this.proxy.delayReplies(Duration.ZERO);
 		assertThat(lease.expiresAt())
@@ -84,11 +85,15 @@ class RedissonLeaseClockTests {
 		lease.release();
 	}
 
-	/** When Redis lets go of the lock, read right after the grant from a client without delay. */
+	/**
+	 * When Redis lets go of the lock, read right after the grant from a client without
+	 * delay.
+	 */
 	private Instant backendExpiry(String fullKey, LockType type) {
 		String name = RedissonLockKeys.of(fullKey, type).lock();
 		if (type == LockType.SEMAPHORE) {
-			// Redisson scores a permit by its expiry in epoch ms (the client's clock); this test holds the only one
+			// Redisson scores a permit by its expiry in epoch ms (the client's clock);
+			// this test holds the only one
 			Object expiry = this.admin.getScript(ByteArrayCodec.INSTANCE)
 				.eval(name, org.redisson.api.RScript.Mode.READ_ONLY,
 						"return redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')[2]",

@@ -7,9 +7,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every lease the Redisson scripts and Redisson's own calls get is a whole number of milliseconds, rounded up: the
- * holder counts the lease it asked for, so Redis must never free the key before that (a lease of 1.5 ms sent as 1 ms
- * let the server free the key up to a millisecond before the lease read invalid).
+ * Every lease the Redisson scripts and Redisson's own calls get is a whole number of
+ * milliseconds, rounded up: the holder counts the lease it asked for, so Redis must never
+ * free the key before that (a lease of 1.5 ms sent as 1 ms let the server free the key up
+ * to a millisecond before the lease read invalid).
  */
 class RedissonLeaseRoundingTests {
 

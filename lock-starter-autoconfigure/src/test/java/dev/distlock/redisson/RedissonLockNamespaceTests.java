@@ -23,9 +23,10 @@ import org.redisson.api.RedissonClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Each lock type has a namespace no user key can forge: MUTEX {@code X:rw} and READ/WRITE {@code X} are separate
- * locks (they once shared one hash, and the MUTEX's release deleted the reader), whatever braces, colons or percent
- * signs the keys hold, and every key of one lock stays in one Redis Cluster slot.
+ * Each lock type has a namespace no user key can forge: MUTEX {@code X:rw} and READ/WRITE
+ * {@code X} are separate locks (they once shared one hash, and the MUTEX's release
+ * deleted the reader), whatever braces, colons or percent signs the keys hold, and every
+ * key of one lock stays in one Redis Cluster slot.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonLockNamespaceTests {
@@ -63,8 +64,8 @@ class RedissonLockNamespaceTests {
 	}
 
 	private static Optional<Lease> tryLock(LockTemplate template, String key, LockType type) {
-		return template.tryAcquire(LockRequest.builder(key).type(type).lease(Duration.ofSeconds(30))
-			.waitTime(Duration.ZERO).build());
+		return template.tryAcquire(
+				LockRequest.builder(key).type(type).lease(Duration.ofSeconds(30)).waitTime(Duration.ZERO).build());
 	}
 
 	@Test
@@ -125,8 +126,7 @@ class RedissonLockNamespaceTests {
 				for (String name : names) {
 					String owner = type + " '" + fullKey + "'";
 					String previous = owners.put(name, owner);
-					assertThat(previous).as("%s of %s is also a name of %s", name, owner, previous)
-						.isIn(null, owner);
+					assertThat(previous).as("%s of %s is also a name of %s", name, owner, previous).isIn(null, owner);
 				}
 				names.add(keys.fence());
 				int slot = SlotHash.getSlot(keys.lock());

@@ -28,10 +28,11 @@ import org.redisson.api.RedissonClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What the Redisson backend promises beyond the shared contract: ownership by a synthetic owner id (release from
- * another thread, no confusion with Redisson's thread-owned locks), leases that Redisson's own watchdog leaves alone,
- * owner-checked renewal, abandoned fair waiters leaving the queue, tokens from the key's counter, and the semaphore
- * capacity rule.
+ * What the Redisson backend promises beyond the shared contract: ownership by a synthetic
+ * owner id (release from another thread, no confusion with Redisson's thread-owned
+ * locks), leases that Redisson's own watchdog leaves alone, owner-checked renewal,
+ * abandoned fair waiters leaving the queue, tokens from the key's counter, and the
+ * semaphore capacity rule.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonLockProviderTests {
@@ -53,7 +54,8 @@ class RedissonLockProviderTests {
 		this.acquirer.shutdownNow();
 		this.releaser.shutdownNow();
 		this.templates.forEach(LockTemplate::close);
-		// fencing counters and semaphore sizes outlive their locks by design; tests leave none behind
+		// fencing counters and semaphore sizes outlive their locks by design; tests leave
+		// none behind
 		this.admin.getKeys().deleteByPattern("*" + this.prefix + "*");
 		this.clients.forEach(RedissonClients::shutdown);
 	}
@@ -73,8 +75,7 @@ class RedissonLockProviderTests {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(Duration.ofMillis(1500), Duration.ofMillis(500));
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings,
-				List.of());
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings, List.of());
 		this.templates.add(template);
 		return template;
 	}
@@ -123,7 +124,8 @@ class RedissonLockProviderTests {
 	void providerReleasesFromAnotherThreadThanTheOneThatAcquired() throws Exception {
 		RedissonLockProvider provider = provider();
 		LockAttempt attempt = attempt("raw-cross", LockType.MUTEX, Duration.ofSeconds(30));
-		RedissonHeldLock held = this.acquirer.submit(() -> provider.acquire(attempt, LockWaiter.tryOnce())).get(10, TimeUnit.SECONDS);
+		RedissonHeldLock held = this.acquirer.submit(() -> provider.acquire(attempt, LockWaiter.tryOnce()))
+			.get(10, TimeUnit.SECONDS);
 		assertThat(this.admin.getKeys().countExists(mutexName(attempt))).isEqualTo(1);
 		this.releaser.submit(() -> {
 			provider.release(held);
@@ -147,10 +149,12 @@ class RedissonLockProviderTests {
 			.startsWith(client.getId() + ":-")
 			.doesNotEndWith(":" + Thread.currentThread().getId());
 		assertThat(client.getLock(mutexName(attempt)).tryLock())
-			.as("the same client's RLock on the same thread is not taken for a re-entry").isFalse();
+			.as("the same client's RLock on the same thread is not taken for a re-entry")
+			.isFalse();
 		String counter = RedissonLockKeys.of(attempt.key(), LockType.MUTEX).fence();
 		assertThat(this.admin.getBucket(counter, org.redisson.client.codec.StringCodec.INSTANCE).get())
-			.as("the token is the key's counter").isEqualTo(String.valueOf(held.fencingToken()));
+			.as("the token is the key's counter")
+			.isEqualTo(String.valueOf(held.fencingToken()));
 		assertThat(held.fencingToken()).as("never below the server clock in microseconds")
 			.isGreaterThan(TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis() - 60_000));
 		provider.release(held);
@@ -185,7 +189,8 @@ class RedissonLockProviderTests {
 		Thread.sleep(1200);
 		RedissonLockProvider other = provider();
 		assertThat(other.acquire(attempt("renew-" + type, blocker(type), Duration.ofSeconds(5)), LockWaiter.tryOnce()))
-			.as("held past the first lease").isNull();
+			.as("held past the first lease")
+			.isNull();
 		List<String> keys = RedissonClients.keysOf(attempt.key(), type);
 		this.admin.getKeys().delete(keys.toArray(String[]::new));
 		assertThat(provider.renew(held, Duration.ofSeconds(5))).as("renewal after the lock was deleted").isFalse();
@@ -240,10 +245,16 @@ class RedissonLockProviderTests {
 	@Test
 	void semaphoreCapacityIsFixedByTheFirstRequest() {
 		LockTemplate process = process();
-		LockRequest two = LockRequest.builder("capacity").type(LockType.SEMAPHORE).permits(2)
-			.waitTime(Duration.ZERO).build();
-		LockRequest five = LockRequest.builder("capacity").type(LockType.SEMAPHORE).permits(5)
-			.waitTime(Duration.ZERO).build();
+		LockRequest two = LockRequest.builder("capacity")
+			.type(LockType.SEMAPHORE)
+			.permits(2)
+			.waitTime(Duration.ZERO)
+			.build();
+		LockRequest five = LockRequest.builder("capacity")
+			.type(LockType.SEMAPHORE)
+			.permits(5)
+			.waitTime(Duration.ZERO)
+			.build();
 		Lease a = process.acquire(two);
 		Lease b = process.acquire(five);
 		assertThat(process.tryAcquire(five)).as("a third permit of a semaphore created with two").isEmpty();

@@ -21,10 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * With Redis down, a call fails with {@link LockAcquisitionException} within its wait plus one client timeout
- * ({@code distlock.call-timeout}) and 10 %, on the first call and on later ones, whatever Redisson's own timeouts
- * and retries are (left at Redisson's defaults here: 3 s timeout, 4 retries 1.5 s apart). Runs its own
- * {@code redis-server} and kills it; never the shared one.
+ * With Redis down, a call fails with {@link LockAcquisitionException} within its wait
+ * plus one client timeout ({@code distlock.call-timeout}) and 10 %, on the first call and
+ * on later ones, whatever Redisson's own timeouts and retries are (left at Redisson's
+ * defaults here: 3 s timeout, 4 retries 1.5 s apart). Runs its own {@code redis-server}
+ * and kills it; never the shared one.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -67,8 +68,9 @@ class RedissonOutageTests {
 	}
 
 	/**
-	 * Each Redis call of an acquisition answers within the client timeout, but together they would not: one deadline
-	 * of wait + timeout bounds them all (an acquisition that runs out fails and is cleaned up in the background).
+	 * Each Redis call of an acquisition answers within the client timeout, but together
+	 * they would not: one deadline of wait + timeout bounds them all (an acquisition that
+	 * runs out fails and is cleaned up in the background).
 	 */
 	@ParameterizedTest
 	@EnumSource(LockType.class)
@@ -111,8 +113,10 @@ class RedissonOutageTests {
 		assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> template.acquire(request));
 		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 		long bound = wait.plus(TIMEOUT).toMillis() * 11 / 10;
-		assertThat(millis).as("%s %s with Redis down failed after %d ms, beyond wait + timeout + 10 %% (%d ms)",
-				request.type(), request.key(), millis, bound).isLessThanOrEqualTo(bound);
+		assertThat(millis)
+			.as("%s %s with Redis down failed after %d ms, beyond wait + timeout + 10 %% (%d ms)", request.type(),
+					request.key(), millis, bound)
+			.isLessThanOrEqualTo(bound);
 		return millis;
 	}
 

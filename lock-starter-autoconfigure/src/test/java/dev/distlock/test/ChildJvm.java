@@ -17,9 +17,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Another process on the test class path, for tests that need a holder that really dies or really stops: its main
- * class talks over stdout lines and stdin commands. {@link #pause()} sends SIGSTOP to this child's pid (and
- * {@link #resume()} SIGCONT), which freezes every thread of it the way a long stop-the-world GC pause or a frozen VM
+ * Another process on the test class path, for tests that need a holder that really dies
+ * or really stops: its main class talks over stdout lines and stdin commands.
+ * {@link #pause()} sends SIGSTOP to this child's pid (and {@link #resume()} SIGCONT),
+ * which freezes every thread of it the way a long stop-the-world GC pause or a frozen VM
  * does; {@link #kill()} is SIGKILL. Only this child's own pid is ever signalled.
  */
 public final class ChildJvm implements AutoCloseable {
@@ -56,7 +57,8 @@ public final class ChildJvm implements AutoCloseable {
 	}
 
 	/**
-	 * Starts {@code mainClass} in a new JVM with this JVM's class path; its stderr goes to this JVM's.
+	 * Starts {@code mainClass} in a new JVM with this JVM's class path; its stderr goes
+	 * to this JVM's.
 	 * @param name what to call it in logs
 	 * @param mainClass the class with the main method
 	 * @param args its arguments
@@ -80,10 +82,11 @@ public final class ChildJvm implements AutoCloseable {
 	private static String quietLogging() throws IOException {
 		Path config = Files.createTempFile("child-jvm-logback", ".xml");
 		config.toFile().deleteOnExit();
-		Files.writeString(config, "<configuration><appender name=\"err\" "
-				+ "class=\"ch.qos.logback.core.ConsoleAppender\"><target>System.err</target><encoder><pattern>"
-				+ "%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n</pattern></encoder></appender>"
-				+ "<root level=\"WARN\"><appender-ref ref=\"err\"/></root></configuration>");
+		Files.writeString(config,
+				"<configuration><appender name=\"err\" "
+						+ "class=\"ch.qos.logback.core.ConsoleAppender\"><target>System.err</target><encoder><pattern>"
+						+ "%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n</pattern></encoder></appender>"
+						+ "<root level=\"WARN\"><appender-ref ref=\"err\"/></root></configuration>");
 		return config.toString();
 	}
 
@@ -100,9 +103,9 @@ public final class ChildJvm implements AutoCloseable {
 			long left = deadline - System.nanoTime();
 			String line = (left > 0) ? this.lines.poll(left, TimeUnit.NANOSECONDS) : null;
 			if (line == null) {
-				throw new AssertionError("Child " + this.name + " printed no line starting with '" + prefix
-						+ "' within " + timeout + " (alive: " + this.process.isAlive() + "; lines so far: " + this.seen
-						+ ")");
+				throw new AssertionError(
+						"Child " + this.name + " printed no line starting with '" + prefix + "' within " + timeout
+								+ " (alive: " + this.process.isAlive() + "; lines so far: " + this.seen + ")");
 			}
 			this.seen.add(line);
 			if (line.startsWith(prefix)) {
@@ -112,8 +115,8 @@ public final class ChildJvm implements AutoCloseable {
 	}
 
 	/**
-	 * Every line the child printed so far; lines not awaited yet are taken, so a later {@link #awaitLine} sees only
-	 * what is printed after this call.
+	 * Every line the child printed so far; lines not awaited yet are taken, so a later
+	 * {@link #awaitLine} sees only what is printed after this call.
 	 * @return the lines, oldest first
 	 */
 	public List<String> linesSeen() {

@@ -15,8 +15,9 @@ import dev.distlock.core.spi.TryOnceLockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A provider that forwards every call to a real one; test fixtures extend it and override only what they observe or
- * change, so that none of them forgets to forward an SPI method.
+ * A provider that forwards every call to a real one; test fixtures extend it and override
+ * only what they observe or change, so that none of them forgets to forward an SPI
+ * method.
  */
 public abstract class ForwardingLockProvider implements TryOnceLockProvider<HeldLock> {
 

@@ -18,9 +18,10 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.RenewalOutcome;
 
 /**
- * Holds 10,000 watchdog leases at once through one template for several renewal periods and reports what the lease
- * clock cost: distlock's own threads, renewal batches (backend calls) per period, and how many leases stayed valid.
- * The tests that use it assert the limits.
+ * Holds 10,000 watchdog leases at once through one template for several renewal periods
+ * and reports what the lease clock cost: distlock's own threads, renewal batches (backend
+ * calls) per period, and how many leases stayed valid. The tests that use it assert the
+ * limits.
  */
 public final class ManyWatchdogLeases {
 
@@ -31,10 +32,12 @@ public final class ManyWatchdogLeases {
 
 	/**
 	 * What holding the leases cost.
+	 *
 	 * @param ownThreads distlock's threads started meanwhile
 	 * @param batchesPerPeriod renewal batches (backend calls) per renewal period
 	 * @param valid leases still valid at the end
-	 * @param watched watchdog leases held at the end (each one watched by the lease clock)
+	 * @param watched watchdog leases held at the end (each one watched by the lease
+	 * clock)
 	 * @param leftAfterRelease leases the template still held after all were released
 	 */
 	public record Result(Set<String> ownThreads, double batchesPerPeriod, long valid, int watched,
@@ -77,8 +80,13 @@ public final class ManyWatchdogLeases {
 	}
 
 	private static Set<String> distlockThreads() {
-		return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-			.filter((name) -> name.startsWith("distlock-")).collect(Collectors.toSet());
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter(Thread::isAlive)
+			.map(Thread::getName)
+			.filter((name) -> name.startsWith("distlock-"))
+			.collect(Collectors.toSet());
 	}
 
 }

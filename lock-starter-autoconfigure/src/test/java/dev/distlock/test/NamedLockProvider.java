@@ -7,8 +7,9 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockProvider;
 
 /**
- * A provider under another name, optionally with fewer lock types, delegating to a real one (usually a
- * {@code LocalLockProvider}): stands for a second backend in tests of provider selection and of types a backend lacks.
+ * A provider under another name, optionally with fewer lock types, delegating to a real
+ * one (usually a {@code LocalLockProvider}): stands for a second backend in tests of
+ * provider selection and of types a backend lacks.
  */
 public final class NamedLockProvider extends ForwardingLockProvider {
 

@@ -26,18 +26,23 @@ import org.testcontainers.utility.DockerImageName;
 /**
  * Where the tests find their real backend servers.
  * <p>
- * For each server (computed once per JVM and cached): if a TCP connect to the configured address succeeds within
- * one second it is used; otherwise, if Docker is available, a Testcontainers container is started and its mapped
- * address is used; otherwise an {@link IllegalStateException} says what to start. Tests never skip.
+ * For each server (computed once per JVM and cached): if a TCP connect to the configured
+ * address succeeds within one second it is used; otherwise, if Docker is available, a
+ * Testcontainers container is started and its mapped address is used; otherwise an
+ * {@link IllegalStateException} says what to start. Tests never skip.
  * <ul>
- * <li>Redis: {@code redis://127.0.0.1:6379}, override with {@code DISTLOCK_TEST_REDIS_URL}.</li>
- * <li>PostgreSQL: {@code jdbc:postgresql://127.0.0.1:5432/test}, user {@code postgres}, no password; override with
- * {@code DISTLOCK_TEST_POSTGRES_URL} (+ {@code DISTLOCK_TEST_POSTGRES_USER} / {@code _PASSWORD}, or
+ * <li>Redis: {@code redis://127.0.0.1:6379}, override with
+ * {@code DISTLOCK_TEST_REDIS_URL}.</li>
+ * <li>PostgreSQL: {@code jdbc:postgresql://127.0.0.1:5432/test}, user {@code postgres},
+ * no password; override with {@code DISTLOCK_TEST_POSTGRES_URL} (+
+ * {@code DISTLOCK_TEST_POSTGRES_USER} / {@code _PASSWORD}, or
  * {@code user=}/{@code password=} in the URL's query).</li>
- * <li>MariaDB: {@code jdbc:mariadb://127.0.0.1:3306/test?useAffectedRows=true}, user {@code root}, empty password;
- * override with {@code DISTLOCK_TEST_MARIADB_URL} (+ {@code DISTLOCK_TEST_MARIADB_USER} / {@code _PASSWORD}).</li>
+ * <li>MariaDB: {@code jdbc:mariadb://127.0.0.1:3306/test?useAffectedRows=true}, user
+ * {@code root}, empty password; override with {@code DISTLOCK_TEST_MARIADB_URL} (+
+ * {@code DISTLOCK_TEST_MARIADB_USER} / {@code _PASSWORD}).</li>
  * </ul>
- * When an override is set, that address is used or the call fails; Docker is only a fallback for the defaults.
+ * When an override is set, that address is used or the call fails; Docker is only a
+ * fallback for the defaults.
  */
 public final class TestServers {
 
@@ -85,7 +90,9 @@ public final class TestServers {
 		return POSTGRES.get();
 	}
 
-	/** The MariaDB server to use (database {@code test}, {@code useAffectedRows=true}). */
+	/**
+	 * The MariaDB server to use (database {@code test}, {@code useAffectedRows=true}).
+	 */
 	public static JdbcServer mariadb() {
 		return MARIADB.get();
 	}
@@ -102,7 +109,10 @@ public final class TestServers {
 		}
 	}
 
-	/** The {@code redis-server} executable, for tests that start their own Redis processes. */
+	/**
+	 * The {@code redis-server} executable, for tests that start their own Redis
+	 * processes.
+	 */
 	public static Path redisServerBinary() {
 		List<Path> candidates = new ArrayList<>();
 		String path = System.getenv("PATH");
@@ -277,7 +287,10 @@ public final class TestServers {
 		return null;
 	}
 
-	/** Computes a value once; a failure is remembered and reported again on every later call. */
+	/**
+	 * Computes a value once; a failure is remembered and reported again on every later
+	 * call.
+	 */
 	private static final class Cached<T> {
 
 		private final Supplier<T> supplier;

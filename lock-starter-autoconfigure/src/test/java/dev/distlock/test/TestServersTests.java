@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shared test servers are reachable. Fails (never skips) when one is missing, with a message saying what to
- * start.
+ * The shared test servers are reachable. Fails (never skips) when one is missing, with a
+ * message saying what to start.
  */
 class TestServersTests {
 

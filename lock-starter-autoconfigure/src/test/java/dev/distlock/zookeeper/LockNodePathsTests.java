@@ -15,19 +15,20 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Keys become exactly one valid path segment under the base path, and distinct keys never share one.
+ * Keys become exactly one valid path segment under the base path, and distinct keys never
+ * share one.
  */
 class LockNodePathsTests {
 
 	private final LockNodePaths paths = new LockNodePaths("/distlock");
 
 	static List<String> awkwardKeys() {
-		String longKey = "k".repeat(1000); // below LockRequest.MAX_KEY_LENGTH, far above a segment
+		String longKey = "k".repeat(1000); // below LockRequest.MAX_KEY_LENGTH, far above
+											// a segment
 		List<String> keys = new ArrayList<>(List.of("/", "//", "..", ".", "../..", "a/../b", "../../zookeeper",
 				"zookeeper", "\u0000", "a\u0000b", "\n", "\u007f", "\u0085", "%", "%2F", "~", "%u", "\uD800", "?",
 				"\uD83D\uDE00", "é", "e\u0301", " ", "lock:order:42", "LOCK:order:42", ".hidden", "a.b", "a%2Eb",
-				longKey, longKey.substring(1) + "x", longKey + "a", longKey + "b", "%".repeat(1000),
-				"/".repeat(1000)));
+				longKey, longKey.substring(1) + "x", longKey + "a", longKey + "b", "%".repeat(1000), "/".repeat(1000)));
 		return keys;
 	}
 
@@ -51,8 +52,7 @@ class LockNodePathsTests {
 		Set<String> segments = new HashSet<>();
 		List<String> keys = awkwardKeys();
 		for (String key : keys) {
-			assertThat(segments.add(LockNodePaths.encodeKey(key))).as("unique segment for %s", printable(key))
-				.isTrue();
+			assertThat(segments.add(LockNodePaths.encodeKey(key))).as("unique segment for %s", printable(key)).isTrue();
 		}
 		assertThat(segments).hasSize(keys.size());
 	}
@@ -120,8 +120,8 @@ class LockNodePathsTests {
 		assertThat(LockQueue.position(children, "read-0000000005", LockType.READ, 1).watch())
 			.containsExactly("write-0000000004");
 		assertThat(LockQueue.position(children, "gone-0000000009", LockType.READ, 1)).isNull();
-		List<LockQueue.Node> permits = LockQueue.sorted(List.of("permit-0000000001", "permit-0000000002",
-				"permit-0000000003", "permit-0000000004"));
+		List<LockQueue.Node> permits = LockQueue
+			.sorted(List.of("permit-0000000001", "permit-0000000002", "permit-0000000003", "permit-0000000004"));
 		assertThat(LockQueue.position(permits, "permit-0000000002", LockType.SEMAPHORE, 2).announce()).isTrue();
 		assertThat(LockQueue.position(permits, "permit-0000000003", LockType.SEMAPHORE, 2).watch())
 			.containsExactly("permit-0000000001", "permit-0000000002");

@@ -34,8 +34,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Faults on a real three-server ensemble: a leader change keeps a held lock (same session, nodes survive), and a
- * session that the servers expire loses it, tells the holder and lets the next client in.
+ * Faults on a real three-server ensemble: a leader change keeps a held lock (same
+ * session, nodes survive), and a session that the servers expire loses it, tells the
+ * holder and lets the next client in.
  */
 @Tag("fault")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -96,7 +97,8 @@ class ZooKeeperClusterFaultTests {
 			.isEqualTo(session);
 		assertThat(held.isValid()).as("lease still valid after the leader change").isTrue();
 		assertThat(other.tryAcquire(LockRequest.builder("leader").waitTime(Duration.ZERO).build()))
-			.as("another client while the lock is held").isEmpty();
+			.as("another client while the lock is held")
+			.isEmpty();
 		held.release();
 		Lease next = other.acquire(LockRequest.builder("leader").waitTime(Duration.ofSeconds(10)).build());
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
@@ -128,15 +130,16 @@ class ZooKeeperClusterFaultTests {
 			return l;
 		})).as("the stale release left the successor's lock alone").isEmpty();
 		next.release();
-		Optional<Lease> after = holder.tryAcquire(LockRequest.builder("expiry").waitTime(Duration.ofSeconds(10))
-			.build());
+		Optional<Lease> after = holder
+			.tryAcquire(LockRequest.builder("expiry").waitTime(Duration.ofSeconds(10)).build());
 		assertThat(after).as("the old holder gets the lock again on its new session").isPresent();
 		after.get().release();
 	}
 
 	/**
-	 * Expires a session on the servers, as a long partition would: another handle with the same id and password
-	 * closes it (Curator's KillSession only expires the client's side).
+	 * Expires a session on the servers, as a long partition would: another handle with
+	 * the same id and password closes it (Curator's KillSession only expires the client's
+	 * side).
 	 */
 	private void expireOnTheServers(CuratorFramework client) throws Exception {
 		ZooKeeper zookeeper = client.getZookeeperClient().getZooKeeper();

@@ -36,8 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What the ZooKeeper backend promises beyond the shared contract: key encoding on a real server, herd-free semaphore
- * hand-over, fencing across a reaped lock node, and no orphan node after a release or a loss while disconnected.
+ * What the ZooKeeper backend promises beyond the shared contract: key encoding on a real
+ * server, herd-free semaphore hand-over, fencing across a reaped lock node, and no orphan
+ * node after a release or a loss while disconnected.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ZooKeeperLockProviderTests {
@@ -89,8 +90,7 @@ class ZooKeeperLockProviderTests {
 
 	private LockTemplate template(ZooKeeperLockProvider provider, Duration watchdogLease) {
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix("").withWatchdog(watchdogLease, null),
-				List.of());
+				LockSettings.defaults().withKeyPrefix("").withWatchdog(watchdogLease, null), List.of());
 		this.templates.add(template);
 		return template;
 	}
@@ -114,14 +114,16 @@ class ZooKeeperLockProviderTests {
 				.orElseThrow(() -> new AssertionError("another key's lock blocked " + key.length() + "-char key")));
 		}
 		List<String> nodes = lockNodes();
-		assertThat(nodes).as("one node per key, all under the base path").hasSize(keys.size())
+		assertThat(nodes).as("one node per key, all under the base path")
+			.hasSize(keys.size())
 			.allMatch((path) -> path.startsWith(this.basePath + "/") && path.split("/").length == 5);
 		List<String> stored = new ArrayList<>();
 		for (String node : nodes) {
 			String data = new String(admin.getData().forPath(node), StandardCharsets.UTF_8);
 			stored.add(data.substring(data.indexOf("\nkey=") + 5));
 		}
-		// an unpaired surrogate has no UTF-8 form, so only the path (not the data) can tell that key apart
+		// an unpaired surrogate has no UTF-8 form, so only the path (not the data) can
+		// tell that key apart
 		assertThat(stored).as("each node keeps its full key")
 			.containsAll(keys.stream().filter((k) -> !k.equals("\uD800")).toList());
 		for (String key : keys) {
@@ -135,15 +137,21 @@ class ZooKeeperLockProviderTests {
 
 	@Test
 	void semaphoreWaiterIsWokenByAnyHolderNotOnlyItsPredecessor() throws Exception {
-		// waiters must not need the periodic re-check: make it longer than the test may take
+		// waiters must not need the periodic re-check: make it longer than the test may
+		// take
 		Duration noRecheck = Duration.ofMinutes(5);
 		List<LockTemplate> processes = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			processes.add(process(noRecheck, Duration.ofSeconds(30)));
 		}
-		// fixed leases: no renewal touches a node, so only the queue's own signals can wake a waiter
-		LockRequest twoPermits = LockRequest.builder("sem").type(LockType.SEMAPHORE).permits(2)
-			.lease(Duration.ofMinutes(2)).waitTime(Duration.ofSeconds(60)).build();
+		// fixed leases: no renewal touches a node, so only the queue's own signals can
+		// wake a waiter
+		LockRequest twoPermits = LockRequest.builder("sem")
+			.type(LockType.SEMAPHORE)
+			.permits(2)
+			.lease(Duration.ofMinutes(2))
+			.waitTime(Duration.ofSeconds(60))
+			.build();
 		Lease first = processes.get(0).acquire(twoPermits);
 		Lease second = processes.get(1).acquire(twoPermits);
 		Future<Lease> third = this.executor.submit(() -> processes.get(2).acquire(twoPermits));
@@ -154,7 +162,8 @@ class ZooKeeperLockProviderTests {
 		Thread.sleep(1000);
 		second.release();
 		Lease thirdLease = third.get(20, TimeUnit.SECONDS);
-		// the fourth now waits for the first or the third, though it was queued behind the third
+		// the fourth now waits for the first or the third, though it was queued behind
+		// the third
 		first.release();
 		Lease fourthLease = fourth.get(20, TimeUnit.SECONDS);
 		assertThat(fourthLease.fencingToken()).isGreaterThan(thirdLease.fencingToken());
@@ -172,7 +181,8 @@ class ZooKeeperLockProviderTests {
 		LockTemplate a = process();
 		Lease before = a.acquire(tryOnce("reaped", LockType.MUTEX));
 		before.release();
-		// what the container reaper does to an empty lock: its sequence numbers start over, czxids do not
+		// what the container reaper does to an empty lock: its sequence numbers start
+		// over, czxids do not
 		admin.delete().deletingChildrenIfNeeded().forPath(this.basePath);
 		Lease after = a.acquire(tryOnce("reaped", LockType.MUTEX));
 		assertThat(after.fencingToken()).isGreaterThan(before.fencingToken());
@@ -184,14 +194,16 @@ class ZooKeeperLockProviderTests {
 	void fixedLeaseNobodyListensToEndsOnTimeAndItsNodeGoesForAnotherProcess() throws Exception {
 		LockTemplate a = process();
 		LockTemplate b = process();
-		// no onLost, no execute: only the core's lease clock can end this lease while a's session stays open
+		// no onLost, no execute: only the core's lease clock can end this lease while a's
+		// session stays open
 		long requested = System.nanoTime();
-		Lease forgotten = a.acquire(LockRequest.builder("forgotten").lease(Duration.ofMillis(300))
-			.waitTime(Duration.ZERO).build());
+		Lease forgotten = a
+			.acquire(LockRequest.builder("forgotten").lease(Duration.ofMillis(300)).waitTime(Duration.ZERO).build());
 		long granted = System.nanoTime();
 		Lease next = b.acquire(LockRequest.builder("forgotten").waitTime(Duration.ofSeconds(10)).build());
 		long now = System.nanoTime();
-		// the lease is counted from when the granting request was sent, so it ends 300 ms after that at the earliest
+		// the lease is counted from when the granting request was sent, so it ends 300 ms
+		// after that at the earliest
 		assertThat(Duration.ofNanos(now - requested)).as("not before the fixed lease's end")
 			.isGreaterThanOrEqualTo(Duration.ofMillis(300));
 		assertThat(Duration.ofNanos(now - granted)).as("another process gets the lock soon after the lease's end")
@@ -212,8 +224,8 @@ class ZooKeeperLockProviderTests {
 		CountDownLatch started = new CountDownLatch(1);
 		Future<Optional<Lease>> waiter = this.executor.submit(() -> {
 			started.countDown();
-			return b.tryAcquire(LockRequest.builder("interrupt").type(LockType.FAIR).waitTime(Duration.ofMinutes(1))
-				.build());
+			return b.tryAcquire(
+					LockRequest.builder("interrupt").type(LockType.FAIR).waitTime(Duration.ofMinutes(1)).build());
 		});
 		started.await();
 		awaitNodes(2);
@@ -226,7 +238,8 @@ class ZooKeeperLockProviderTests {
 
 	@Test
 	void backendThatIsDownFailsWithinTheWaitAndOneConnectionTimeout() throws Exception {
-		// distlock's default retry policy, which alone took 4.5 to 6.4 s per call here with the server down
+		// distlock's default retry policy, which alone took 4.5 to 6.4 s per call here
+		// with the server down
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString(), 10_000, 1_000,
 				new ExponentialBackoffRetry(200, 3, 5_000));
 		this.clients.add(client);
@@ -244,14 +257,14 @@ class ZooKeeperLockProviderTests {
 				assertThat(failureMillis(a, "down-" + i, wait)).as("ms until call %d (wait 1 s) failed", i)
 					.isLessThan(2_200);
 			}
-			assertThat(failureMillis(a, "down-once", Duration.ZERO)).as("ms until a try-once failed")
-				.isLessThan(1_100);
+			assertThat(failureMillis(a, "down-once", Duration.ZERO)).as("ms until a try-once failed").isLessThan(1_100);
 		}
 		finally {
 			server.restart();
 		}
 		a.acquire(LockRequest.builder("down-0").waitTime(Duration.ofSeconds(20)).build()).release();
-		// the holder's client may still be reconnecting: then its delete goes on in the background
+		// the holder's client may still be reconnecting: then its delete goes on in the
+		// background
 		held.release();
 		awaitNodes(0);
 	}
@@ -316,8 +329,10 @@ class ZooKeeperLockProviderTests {
 		CountDownLatch lost = new CountDownLatch(1);
 		Lease held = a.acquire(tryOnce("doubt", LockType.MUTEX));
 		held.onLost(lost::countDown);
-		// the lease stays in doubt until a session timeout (10 s) after the last answered request: idle for a while
-		// first, so that it ends well before Curator gives the session up (a timeout after the disconnection)
+		// the lease stays in doubt until a session timeout (10 s) after the last answered
+		// request: idle for a while
+		// first, so that it ends well before Curator gives the session up (a timeout
+		// after the disconnection)
 		Thread.sleep(5000);
 		server.stop();
 		try {
@@ -329,13 +344,13 @@ class ZooKeeperLockProviderTests {
 		}
 		Lease next = b.acquire(LockRequest.builder("doubt").waitTime(Duration.ofSeconds(20)).build());
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId())
-			.as("the session survived: the node went because the holder deleted it").isEqualTo(session);
+			.as("the session survived: the node went because the holder deleted it")
+			.isEqualTo(session);
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		held.release();
 		next.release();
 		assertThat(lockNodes()).isEmpty();
 	}
-
 
 	@Test
 	void holdAtLeastOutlivesADoubtThatTheSessionSurvives() throws Exception {
@@ -343,12 +358,13 @@ class ZooKeeperLockProviderTests {
 		LockTemplate b = process();
 		CuratorFramework holderClient = this.clients.get(0);
 		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
-		Lease held = a.acquire(LockRequest.builder("kept").holdAtLeast(Duration.ofMinutes(1)).waitTime(Duration.ZERO)
-			.build());
+		Lease held = a
+			.acquire(LockRequest.builder("kept").holdAtLeast(Duration.ofMinutes(1)).waitTime(Duration.ZERO).build());
 		// released at once: the node stays for the rest of the hold
 		held.release();
 		assertThat(lockNodes()).as("the kept node").hasSize(1);
-		// the doubt ends a session timeout (10 s) after the last answered request, here about 4.5 s after the stop;
+		// the doubt ends a session timeout (10 s) after the last answered request, here
+		// about 4.5 s after the stop;
 		// the restart comes before Curator gives the session up (10 s after the stop)
 		Thread.sleep(5000);
 		server.stop();
@@ -359,9 +375,11 @@ class ZooKeeperLockProviderTests {
 			server.restart();
 		}
 		assertThat(b.tryAcquire(LockRequest.builder("kept").waitTime(Duration.ofSeconds(5)).build()))
-			.as("another process inside the hold after the doubt passed").isEmpty();
+			.as("another process inside the hold after the doubt passed")
+			.isEmpty();
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId())
-			.as("the session survived the suspension").isEqualTo(session);
+			.as("the session survived the suspension")
+			.isEqualTo(session);
 		assertThat(lockNodes()).as("the kept node is still there").hasSize(1);
 	}
 
@@ -374,7 +392,8 @@ class ZooKeeperLockProviderTests {
 		String lockPath = provider.paths().lockPath("reaped-race", LockType.MUTEX);
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicInteger reaped = new AtomicInteger();
-		// what the container reaper does to an empty lock, many times a second instead of once a minute: delete the
+		// what the container reaper does to an empty lock, many times a second instead of
+		// once a minute: delete the
 		// lock node, then the key node above it, each only while empty
 		String keyPath = lockPath.substring(0, lockPath.lastIndexOf('/'));
 		Future<?> reaper = this.executor.submit(() -> {

@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What released locks leave behind: the common case of a lock per business object, many distinct keys each locked
- * once. The queue nodes go with the release; the key and lock nodes are containers that the server's reaper deletes
- * once empty, every {@code znode.container.checkIntervalMs} (a minute by default, {@value #REAP_INTERVAL_MS} ms here).
- * Fencing tokens are creation zxids, so a key locked again after its nodes were reaped still gets a higher one.
+ * What released locks leave behind: the common case of a lock per business object, many
+ * distinct keys each locked once. The queue nodes go with the release; the key and lock
+ * nodes are containers that the server's reaper deletes once empty, every
+ * {@code znode.container.checkIntervalMs} (a minute by default,
+ * {@value #REAP_INTERVAL_MS} ms here). Fencing tokens are creation zxids, so a key locked
+ * again after its nodes were reaped still gets a higher one.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ZooKeeperResidueTests {
@@ -42,7 +44,8 @@ class ZooKeeperResidueTests {
 
 	@BeforeEach
 	void startServer() throws Exception {
-		// the reaper reads these when the server starts; no limit on deletions per minute, so one pass clears a level
+		// the reaper reads these when the server starts; no limit on deletions per
+		// minute, so one pass clears a level
 		String interval = System.setProperty("znode.container.checkIntervalMs", Integer.toString(REAP_INTERVAL_MS));
 		String rate = System.setProperty("znode.container.maxPerMinute", "100000000");
 		try {
@@ -54,7 +57,8 @@ class ZooKeeperResidueTests {
 		}
 		this.client = ZooKeeperTestSupport.client(this.server.getConnectString());
 		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(this.client, this.basePath);
-		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""), List.of());
+		this.template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(""),
+				List.of());
 	}
 
 	private static void restore(String property, String value) {
@@ -86,7 +90,8 @@ class ZooKeeperResidueTests {
 		}
 		assertThat(ZooKeeperTestSupport.lockNodes(this.client, this.basePath, "")).as("queue nodes after the releases")
 			.isEmpty();
-		// the key and lock nodes stay until the reaper passes: the lock node first, then the key, then the base path
+		// the key and lock nodes stay until the reaper passes: the lock node first, then
+		// the key, then the base path
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REAP_INTERVAL_MS * 20L);
 		Stat base;
 		while ((base = this.client.checkExists().forPath(this.basePath)) != null) {

@@ -26,11 +26,12 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The queue past the end of a lock node's sequence counter. ZooKeeper names a sequential node after its parent's
- * child version, a signed 32-bit counter; ZooKeeper 3.9 stops counting at {@code 2147483647} and gives every later
- * node that suffix (older servers wrapped to negative ones), so after 2^31 creations under one lock node the names no
- * longer tell the order. The server test sets the counter there directly in the server's data tree; the other tests
- * check the ordering rules on names alone.
+ * The queue past the end of a lock node's sequence counter. ZooKeeper names a sequential
+ * node after its parent's child version, a signed 32-bit counter; ZooKeeper 3.9 stops
+ * counting at {@code 2147483647} and gives every later node that suffix (older servers
+ * wrapped to negative ones), so after 2^31 creations under one lock node the names no
+ * longer tell the order. The server test sets the counter there directly in the server's
+ * data tree; the other tests check the ordering rules on names alone.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ZooKeeperSequenceWrapTests {
@@ -85,19 +86,21 @@ class ZooKeeperSequenceWrapTests {
 		LockTemplate c = process();
 		a.acquire(tryOnce("hot")).release();
 		String lockPath = new LockNodePaths(this.basePath).lockPath("hot", LockType.MUTEX);
-		// what 2^31 creations under the lock node leave: its counter at the last value. (The server logs a digest
-		// mismatch for the first node created past it: its own bookkeeping disagrees about the wrapped count.)
+		// what 2^31 creations under the lock node leave: its counter at the last value.
+		// (The server logs a digest
+		// mismatch for the first node created past it: its own bookkeeping disagrees
+		// about the wrapped count.)
 		DataNode lockNode = this.server.tree().getNode(lockPath);
 		this.server.tree().setCversionPzxid(lockPath, Integer.MAX_VALUE, lockNode.stat.getPzxid());
 
 		Lease held = a.acquire(tryOnce("hot"));
 		assertThat(nodes()).singleElement().asString().endsWith(LAST_SUFFIX);
 		for (int i = 0; i < 20; i++) {
-			// each try queues a node with the same suffix as the holder's; only creation order puts it behind
+			// each try queues a node with the same suffix as the holder's; only creation
+			// order puts it behind
 			Optional<Lease> intruder = b.tryAcquire(tryOnce("hot"));
 			intruder.ifPresent(Lease::release);
-			assertThat(intruder).as("try %d got the lock held by another (token %d)", i, held.fencingToken())
-				.isEmpty();
+			assertThat(intruder).as("try %d got the lock held by another (token %d)", i, held.fencingToken()).isEmpty();
 		}
 		LockRequest waiting = LockRequest.builder("hot").waitTime(Duration.ofSeconds(30)).build();
 		Future<Lease> second = this.executor.submit(() -> b.acquire(waiting));
@@ -113,8 +116,8 @@ class ZooKeeperSequenceWrapTests {
 		assertThat(third).as("the later waiter is still waiting").isNotDone();
 		secondLease.release();
 		Lease thirdLease = third.get(20, TimeUnit.SECONDS);
-		assertThat(List.of(held.fencingToken(), secondLease.fencingToken(), thirdLease.fencingToken()))
-			.isSorted().doesNotHaveDuplicates();
+		assertThat(List.of(held.fencingToken(), secondLease.fencingToken(), thirdLease.fencingToken())).isSorted()
+			.doesNotHaveDuplicates();
 		thirdLease.release();
 		assertThat(nodes()).isEmpty();
 	}
@@ -133,7 +136,8 @@ class ZooKeeperSequenceWrapTests {
 		assertThat(LockQueue.sequenceExhausted(normal)).isFalse();
 		assertThat(normal).extracting(LockQueue.Node::name).containsExactly("lock-0000000007", "lock-2147483646");
 
-		// ZooKeeper 3.9 repeats the last value; protected mode keeps the names apart, nothing else tells the order
+		// ZooKeeper 3.9 repeats the last value; protected mode keeps the names apart,
+		// nothing else tells the order
 		String first = PROTECTED_A + "lock-2147483647";
 		String second = PROTECTED_B + "lock-2147483647";
 		List<LockQueue.Node> stuck = LockQueue.sorted(List.of(second, "lock-2147483646", first));
@@ -147,15 +151,14 @@ class ZooKeeperSequenceWrapTests {
 	@Test
 	void wrappedNegativeSequenceNumbersQueueBehindTheHighOnes() {
 		// older servers wrapped: %010d of a negative int carries its minus sign
-		List<LockQueue.Node> wrapped = LockQueue.sorted(List.of("write--2147483648", "read-2147483646",
-				"read--2147483647"));
+		List<LockQueue.Node> wrapped = LockQueue
+			.sorted(List.of("write--2147483648", "read-2147483646", "read--2147483647"));
 		assertThat(wrapped.get(0).name()).as("by sequence the newest node comes first").isEqualTo("write--2147483648");
 		assertThat(LockQueue.sequenceExhausted(wrapped)).isTrue();
 		// the newest node was deleted before its czxid was read: it is left out
 		List<LockQueue.Node> byCreation = LockQueue.inCreationOrder(wrapped,
 				Map.of("read-2147483646", 5L, "write--2147483648", 6L));
-		assertThat(byCreation).extracting(LockQueue.Node::name).containsExactly("read-2147483646",
-				"write--2147483648");
+		assertThat(byCreation).extracting(LockQueue.Node::name).containsExactly("read-2147483646", "write--2147483648");
 		assertThat(LockQueue.position(byCreation, "read-2147483646", LockType.READ, 1).granted()).isTrue();
 		assertThat(LockQueue.position(byCreation, "write--2147483648", LockType.WRITE, 1).granted()).isFalse();
 	}

@@ -27,8 +27,10 @@ import org.springframework.util.FileSystemUtils;
 public final class ZooKeeperTestSupport {
 
 	static {
-		// the in-process servers stand in for an ensemble; an fsync per write on a disk shared with other builds
-		// only adds seconds of random latency that the timing checks of the contract would mistake for bugs
+		// the in-process servers stand in for an ensemble; an fsync per write on a disk
+		// shared with other builds
+		// only adds seconds of random latency that the timing checks of the contract
+		// would mistake for bugs
 		System.setProperty("zookeeper.forceSync", "no");
 	}
 
@@ -80,7 +82,8 @@ public final class ZooKeeperTestSupport {
 	}
 
 	/**
-	 * Every queue node under the base path whose key segment starts with the given encoded prefix.
+	 * Every queue node under the base path whose key segment starts with the given
+	 * encoded prefix.
 	 * @return the nodes' paths
 	 */
 	static List<String> lockNodes(CuratorFramework client, String basePath, String encodedKeyPrefix) {
@@ -112,8 +115,8 @@ public final class ZooKeeperTestSupport {
 		List<String> nodes;
 		while ((nodes = lockNodes(client, basePath, "")).size() != count) {
 			if (System.nanoTime() - deadline > 0) {
-				throw new AssertionError("Expected " + count + " queue nodes under " + basePath + " within 20 s, found "
-						+ nodes);
+				throw new AssertionError(
+						"Expected " + count + " queue nodes under " + basePath + " within 20 s, found " + nodes);
 			}
 			Thread.sleep(10);
 		}
@@ -129,8 +132,9 @@ public final class ZooKeeperTestSupport {
 	}
 
 	/**
-	 * A standalone ZooKeeper server in this JVM whose data tree a test can reach, to set up states that no client
-	 * request can reach in reasonable time (a lock node's child version near 2^31). It runs no container reaper.
+	 * A standalone ZooKeeper server in this JVM whose data tree a test can reach, to set
+	 * up states that no client request can reach in reasonable time (a lock node's child
+	 * version near 2^31). It runs no container reaper.
 	 */
 	static final class TreeServer implements AutoCloseable {
 

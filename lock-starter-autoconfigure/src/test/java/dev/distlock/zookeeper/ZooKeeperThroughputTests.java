@@ -16,9 +16,11 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Prints one thread's uncontended acquire+release pairs per second through {@link LockTemplate} and through Curator's
- * own {@link InterProcessMutex}, in alternating short batches on the same in-process server. A measurement for the record, not
- * a timed assertion: it asserts only that every pair completed and nothing was left behind.
+ * Prints one thread's uncontended acquire+release pairs per second through
+ * {@link LockTemplate} and through Curator's own {@link InterProcessMutex}, in
+ * alternating short batches on the same in-process server. A measurement for the record,
+ * not a timed assertion: it asserts only that every pair completed and nothing was left
+ * behind.
  */
 class ZooKeeperThroughputTests {
 
@@ -33,25 +35,32 @@ class ZooKeeperThroughputTests {
 		try (TestingServer server = ZooKeeperTestSupport.server();
 				CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString())) {
 			ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client);
-			try (LockTemplate template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), List.of())) {
-			LockRequest request = LockRequest.builder("bench").lease(Duration.ofSeconds(30)).waitTime(Duration.ZERO)
-				.build();
-			InterProcessMutex mutex = new InterProcessMutex(client, "/raw/bench");
-			distlock(template, request, WARM_UP);
-			raw(mutex, WARM_UP);
-			// short alternating batches, so that both see the same load from whatever else runs on the machine
-			long distlockNanos = 0;
-			long rawNanos = 0;
-			for (int batch = 0; batch < PAIRS / BATCH; batch++) {
-				distlockNanos += distlock(template, request, BATCH);
-				rawNanos += raw(mutex, BATCH);
-			}
-			double distlock = PAIRS / (distlockNanos / 1e9);
-			double raw = PAIRS / (rawNanos / 1e9);
-			System.out.printf("ZooKeeper, one thread, uncontended: distlock LockTemplate %.0f pairs/s, "
-					+ "Curator InterProcessMutex %.0f pairs/s (ratio %.2f)%n", distlock, raw, distlock / raw);
-			assertThat(ZooKeeperTestSupport.lockNodes(client, ZooKeeperLockProvider.DEFAULT_BASE_PATH, "")).isEmpty();
-			assertThat(client.getChildren().forPath("/raw/bench")).isEmpty();
+			try (LockTemplate template = new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
+					List.of())) {
+				LockRequest request = LockRequest.builder("bench")
+					.lease(Duration.ofSeconds(30))
+					.waitTime(Duration.ZERO)
+					.build();
+				InterProcessMutex mutex = new InterProcessMutex(client, "/raw/bench");
+				distlock(template, request, WARM_UP);
+				raw(mutex, WARM_UP);
+				// short alternating batches, so that both see the same load from whatever
+				// else runs on the machine
+				long distlockNanos = 0;
+				long rawNanos = 0;
+				for (int batch = 0; batch < PAIRS / BATCH; batch++) {
+					distlockNanos += distlock(template, request, BATCH);
+					rawNanos += raw(mutex, BATCH);
+				}
+				double distlock = PAIRS / (distlockNanos / 1e9);
+				double raw = PAIRS / (rawNanos / 1e9);
+				System.out.printf(
+						"ZooKeeper, one thread, uncontended: distlock LockTemplate %.0f pairs/s, "
+								+ "Curator InterProcessMutex %.0f pairs/s (ratio %.2f)%n",
+						distlock, raw, distlock / raw);
+				assertThat(ZooKeeperTestSupport.lockNodes(client, ZooKeeperLockProvider.DEFAULT_BASE_PATH, ""))
+					.isEmpty();
+				assertThat(client.getChildren().forPath("/raw/bench")).isEmpty();
 			}
 			finally {
 				provider.close();

@@ -15,17 +15,20 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider} that takes its locks from a distlock
- * {@link LockTemplate}, so {@code @SchedulerLock} code moves to any distlock backend by declaring this one bean.
+ * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider} that takes its locks from
+ * a distlock {@link LockTemplate}, so {@code @SchedulerLock} code moves to any distlock
+ * backend by declaring this one bean.
  * <p>
- * Each ShedLock lock is a MUTEX on the lock's name (with {@code distlock.key-prefix}), tried once without waiting:
- * {@code lockAtMostFor} is the fixed lease (no watchdog), {@code lockAtLeastFor} the
- * {@link LockRequest#holdAtLeast() hold-at-least}, and {@link SimpleLock#extend(Duration, Duration)} extends the lease
- * and raises the hold in one call ({@link Lease#extend(Duration, Duration)}). As ShedLock expects, a lock is not
- * re-entrant: the thread that holds it is refused like anyone else. A lock granted after its {@code lockAtMostFor}
- * had already run out (possible when it is shorter than a round trip to the backend) is handed out as a lock that is
- * already over, the way ShedLock's own providers hand out a lock whose {@code lockAtMostFor} passes while the task
- * runs: the task runs, its unlock does nothing and it cannot be extended.
+ * Each ShedLock lock is a MUTEX on the lock's name (with {@code distlock.key-prefix}),
+ * tried once without waiting: {@code lockAtMostFor} is the fixed lease (no watchdog),
+ * {@code lockAtLeastFor} the {@link LockRequest#holdAtLeast() hold-at-least}, and
+ * {@link SimpleLock#extend(Duration, Duration)} extends the lease and raises the hold in
+ * one call ({@link Lease#extend(Duration, Duration)}). As ShedLock expects, a lock is not
+ * re-entrant: the thread that holds it is refused like anyone else. A lock granted after
+ * its {@code lockAtMostFor} had already run out (possible when it is shorter than a round
+ * trip to the backend) is handed out as a lock that is already over, the way ShedLock's
+ * own providers hand out a lock whose {@code lockAtMostFor} passes while the task runs:
+ * the task runs, its unlock does nothing and it cannot be extended.
  *
  * @since 0.3.0
  */
@@ -46,7 +49,8 @@ public class DistlockLockProvider implements ExtensibleLockProvider {
 	/**
 	 * Creates a provider on one of the template's backends.
 	 * @param template the lock template
-	 * @param provider the name of the backend ({@code distlock.provider}), or {@code null} for the default
+	 * @param provider the name of the backend ({@code distlock.provider}), or
+	 * {@code null} for the default
 	 */
 	public DistlockLockProvider(LockTemplate template, @Nullable String provider) {
 		this.template = template;
@@ -74,27 +78,35 @@ public class DistlockLockProvider implements ExtensibleLockProvider {
 			}
 			throw ex;
 		}
-		// a ShedLock lock belongs to no thread: the holder's next attempt must be refused, not re-entered
+		// a ShedLock lock belongs to no thread: the holder's next attempt must be
+		// refused, not re-entered
 		lease.ifPresent(this.template::detach);
 		return lease.map(TemplateLock::new);
 	}
 
 	/**
-	 * A grant refused because it came after its lease had run out: no backend failure caused it, and the attempt took
-	 * at least the whole lease.
+	 * A grant refused because it came after its lease had run out: no backend failure
+	 * caused it, and the attempt took at least the whole lease.
 	 */
 	private static boolean isLateGrant(LockAcquisitionException ex, long start, Duration lease) {
 		return ex.getCause() == null && System.nanoTime() - start >= lease.toNanos();
 	}
 
-	/** One ShedLock lock over a lease; used once, by an unlock or an extension, as ShedLock's contract says. */
+	/**
+	 * One ShedLock lock over a lease; used once, by an unlock or an extension, as
+	 * ShedLock's contract says.
+	 */
 	private static final class TemplateLock implements SimpleLock {
 
 		private final @Nullable Lease lease;
 
 		private final AtomicBoolean used = new AtomicBoolean();
 
-		/** @param lease the lease, or {@code null} for a lock granted after it was already over */
+		/**
+		 * A ShedLock lock over a distlock lease.
+		 * @param lease the lease, or {@code null} for a lock granted after it was already
+		 * over
+		 */
 		TemplateLock(@Nullable Lease lease) {
 			this.lease = lease;
 		}
@@ -124,8 +136,9 @@ public class DistlockLockProvider implements ExtensibleLockProvider {
 
 		private void use() {
 			if (!this.used.compareAndSet(false, true)) {
-				throw new IllegalStateException("ShedLock lock "
-						+ ((this.lease != null) ? "'" + this.lease.key() + "' " : "") + "was already unlocked or extended");
+				throw new IllegalStateException(
+						"ShedLock lock " + ((this.lease != null) ? "'" + this.lease.key() + "' " : "")
+								+ "was already unlocked or extended");
 			}
 		}
 

@@ -1,5 +1,6 @@
 /**
- * A ShedLock {@code LockProvider} on distlock, so {@code @SchedulerLock} code runs on any distlock backend.
+ * A ShedLock {@code LockProvider} on distlock, so {@code @SchedulerLock} code runs on any
+ * distlock backend.
  */
 @NullMarked
 package dev.distlock.shedlock;

@@ -4,8 +4,8 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.shedlock.AbstractDistlockLockProviderTests;
 
 /**
- * ShedLock's provider test on one SQL database, in a lock table of each test's own; each node is another provider
- * on it.
+ * ShedLock's provider test on one SQL database, in a lock table of each test's own; each
+ * node is another provider on it.
  */
 abstract class AbstractJdbcDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
 

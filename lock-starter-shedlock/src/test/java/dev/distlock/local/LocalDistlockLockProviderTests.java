@@ -4,7 +4,8 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.shedlock.AbstractDistlockLockProviderTests;
 
 /**
- * ShedLock's provider test on the in-JVM backend; both nodes share one store, as processes share a server.
+ * ShedLock's provider test on the in-JVM backend; both nodes share one store, as
+ * processes share a server.
  */
 class LocalDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
 

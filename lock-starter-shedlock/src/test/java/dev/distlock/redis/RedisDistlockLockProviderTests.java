@@ -12,7 +12,8 @@ import dev.distlock.test.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * ShedLock's provider test on the Redis at {@link TestServers#redisUri()}; each node has its own connection factory.
+ * ShedLock's provider test on the Redis at {@link TestServers#redisUri()}; each node has
+ * its own connection factory.
  */
 class RedisDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
 

@@ -5,7 +5,8 @@ import dev.distlock.shedlock.AbstractDistlockLockProviderTests;
 import org.redisson.api.RedissonClient;
 
 /**
- * ShedLock's provider test on the shared Redis through Redisson; each node has its own {@link RedissonClient}.
+ * ShedLock's provider test on the shared Redis through Redisson; each node has its own
+ * {@link RedissonClient}.
  */
 class RedissonDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
 

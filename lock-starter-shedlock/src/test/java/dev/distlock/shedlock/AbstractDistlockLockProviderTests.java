@@ -18,10 +18,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * ShedLock's own published provider test ({@link AbstractExtensibleLockProviderIntegrationTest}, which includes
- * {@code AbstractLockProviderIntegrationTest}), unchanged, run on {@link DistlockLockProvider}. A backend's test
- * supplies {@link #createProvider()}; each call stands for another process. Whether a lock is taken is asked of a
- * second process, the way another node of a scheduled cluster would find it: by trying it without waiting.
+ * ShedLock's own published provider test
+ * ({@link AbstractExtensibleLockProviderIntegrationTest}, which includes
+ * {@code AbstractLockProviderIntegrationTest}), unchanged, run on
+ * {@link DistlockLockProvider}. A backend's test supplies {@link #createProvider()}; each
+ * call stands for another process. Whether a lock is taken is asked of a second process,
+ * the way another node of a scheduled cluster would find it: by trying it without
+ * waiting.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractDistlockLockProviderTests extends AbstractExtensibleLockProviderIntegrationTest {
@@ -41,15 +44,18 @@ public abstract class AbstractDistlockLockProviderTests extends AbstractExtensib
 	protected abstract LockProvider<?> createProvider() throws Exception;
 
 	/**
-	 * How long the other node may wait for a lock that should be free: zero where the backend frees an expired lease
-	 * itself.
+	 * How long the other node may wait for a lock that should be free: zero where the
+	 * backend frees an expired lease itself.
 	 * @return the wait
 	 */
 	protected Duration releaseLag() {
 		return Duration.ZERO;
 	}
 
-	/** Closes the backend clients the providers were made with, after both templates are closed. */
+	/**
+	 * Closes the backend clients the providers were made with, after both templates are
+	 * closed.
+	 */
 	protected void closeClients() throws Exception {
 	}
 
@@ -70,7 +76,8 @@ public abstract class AbstractDistlockLockProviderTests extends AbstractExtensib
 	}
 
 	private LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix), List.of());
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix),
+				List.of());
 	}
 
 	@Override

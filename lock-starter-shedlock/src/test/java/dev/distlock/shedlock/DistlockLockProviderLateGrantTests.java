@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * A grant whose reply comes after its {@code lockAtMostFor} ran out: distlock refuses to run work under it, and the
- * provider answers ShedLock as its own providers would, with a lock that is already over.
+ * A grant whose reply comes after its {@code lockAtMostFor} ran out: distlock refuses to
+ * run work under it, and the provider answers ShedLock as its own providers would, with a
+ * lock that is already over.
  */
 class DistlockLockProviderLateGrantTests {
 
@@ -50,7 +51,8 @@ class DistlockLockProviderLateGrantTests {
 
 			private void delayOnce() throws InterruptedException {
 				if (slow.getAndSet(false)) {
-					TimeUnit.MILLISECONDS.sleep(300); // the reply travels longer than lockAtMostFor
+					TimeUnit.MILLISECONDS.sleep(300); // the reply travels longer than
+														// lockAtMostFor
 				}
 			}
 

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * ShedLock's provider test on a real, in-process ZooKeeper server; each node has its own client and session.
+ * ShedLock's provider test on a real, in-process ZooKeeper server; each node has its own
+ * client and session.
  */
 class ZooKeeperDistlockLockProviderTests extends AbstractDistlockLockProviderTests {
 
@@ -39,8 +40,9 @@ class ZooKeeperDistlockLockProviderTests extends AbstractDistlockLockProviderTes
 	}
 
 	/**
-	 * ZooKeeper has no expiring node: the holder deletes the node of a fixed lease that ran out, found by a sweep
-	 * every 50 ms (docs/zookeeper.md), so another node may see it up to that much later.
+	 * ZooKeeper has no expiring node: the holder deletes the node of a fixed lease that
+	 * ran out, found by a sweep every 50 ms (docs/zookeeper.md), so another node may see
+	 * it up to that much later.
 	 */
 	@Override
 	protected Duration releaseLag() {

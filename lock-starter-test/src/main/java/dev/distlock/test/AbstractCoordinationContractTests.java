@@ -34,11 +34,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The coordination contract every backend passes beside the lock contract: hold-at-least and multi-key locks, driven
- * through {@link LockTemplate}'s one execution path, and the countdown latch of {@link LatchTemplate}, each area a
- * {@link Nested @Nested} group that runs against the subclass's hooks. A backend's test extends this and supplies
- * {@link #createProvider()} and {@link #createLatchProvider()}; each call stands for another process with its own
- * backend client. Published in {@code lock-starter-test}; see docs/write-a-backend.md.
+ * The coordination contract every backend passes beside the lock contract: hold-at-least
+ * and multi-key locks, driven through {@link LockTemplate}'s one execution path, and the
+ * countdown latch of {@link LatchTemplate}, each area a {@link Nested @Nested} group that
+ * runs against the subclass's hooks. A backend's test extends this and supplies
+ * {@link #createProvider()} and {@link #createLatchProvider()}; each call stands for
+ * another process with its own backend client. Published in {@code lock-starter-test};
+ * see docs/write-a-backend.md.
  *
  * @param <P> the type of provider the backend's test creates
  */
@@ -61,7 +63,8 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 	protected final String prefix = "cc:" + UUID.randomUUID().toString().substring(0, 8) + ":";
 
 	/**
-	 * A new provider on the shared backend with a client of its own; each call stands for another process.
+	 * A new provider on the shared backend with a client of its own; each call stands for
+	 * another process.
 	 * @return the provider
 	 */
 	protected abstract P createProvider() throws Exception;
@@ -92,8 +95,7 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 
 	private LockTemplate newProcess(LockProvider<?> provider) {
 		this.providers.add(provider);
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(),
-				List.of());
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings(), List.of());
 		this.templates.add(template);
 		return template;
 	}
@@ -109,13 +111,15 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Closes the backend clients the providers were made with, after every template and provider is closed.
+	 * Closes the backend clients the providers were made with, after every template and
+	 * provider is closed.
 	 */
 	protected void closeClients() throws Exception {
 	}
 
 	/**
-	 * A new latch provider on the shared backend with a client of its own; each call stands for another process.
+	 * A new latch provider on the shared backend with a client of its own; each call
+	 * stands for another process.
 	 * @return the provider
 	 */
 	protected abstract LatchProvider createLatchProvider() throws Exception;
@@ -140,9 +144,9 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * The case of {@code holdOutlivesAHolderThatStopsTalkingToTheBackend}: a holder that crashes at once
-	 * keeps the lock for the rest of its hold. A backend whose holds end with the holder's session overrides it with
-	 * what it guarantees instead.
+	 * The case of {@code holdOutlivesAHolderThatStopsTalkingToTheBackend}: a holder that
+	 * crashes at once keeps the lock for the rest of its hold. A backend whose holds end
+	 * with the holder's session overrides it with what it guarantees instead.
 	 */
 	protected void assertHoldOutlivesAHolderThatStopsTalkingToTheBackend() throws Exception {
 		Crashable crashable = new Crashable(createProvider());
@@ -151,12 +155,14 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 		String key = key("crash");
 		Duration hold = watchdogLease().multipliedBy(2);
 		long requested = System.nanoTime();
-		// no lease: the watchdog's lease is shorter than the hold, so the backend lease must be the hold
+		// no lease: the watchdog's lease is shorter than the hold, so the backend lease
+		// must be the hold
 		first.acquire(LockRequest.builder(key).holdAtLeast(hold).build());
 		crashable.crash();
 		try (Lease lease = second.acquire(LockRequest.builder(key).waitTime(hold.multipliedBy(3)).build())) {
 			assertThat(Duration.ofNanos(System.nanoTime() - requested))
-				.as("when another process got the lock of a holder that crashed at once").isGreaterThanOrEqualTo(hold)
+				.as("when another process got the lock of a holder that crashed at once")
+				.isGreaterThanOrEqualTo(hold)
 				.isLessThan(hold.plus(watchdogLease().multipliedBy(2)));
 		}
 	}
@@ -174,7 +180,8 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Hold-at-least: a lock released early stays taken until its hold ends, across processes and crashes.
+	 * Hold-at-least: a lock released early stays taken until its hold ends, across
+	 * processes and crashes.
 	 */
 	@Nested
 	class HoldAtLeast {
@@ -193,7 +200,8 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 					String holder = "instance-" + i;
 					ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
 					schedulers.add(scheduler);
-					// every 200 ms, the two instances 70 ms apart: a job of 10 ms is long over when the other fires
+					// every 200 ms, the two instances 70 ms apart: a job of 10 ms is long
+					// over when the other fires
 					scheduler.scheduleAtFixedRate(() -> runJob(instance, request, history, holder, errors), i * 70L,
 							200, TimeUnit.MILLISECONDS);
 				}
@@ -246,12 +254,15 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 			long requested = System.nanoTime();
 			first.acquire(LockRequest.builder(key).holdAtLeast(HOLD).build()).release();
 			assertThat(second.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
-				.as("another process, right after the release").isEmpty();
+				.as("another process, right after the release")
+				.isEmpty();
 			assertThat(first.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
-				.as("the releasing process itself, which forgot its lease").isEmpty();
+				.as("the releasing process itself, which forgot its lease")
+				.isEmpty();
 			try (Lease lease = second.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build())) {
 				Duration after = Duration.ofNanos(System.nanoTime() - requested);
-				assertThat(after).as("when the waiting process got the lock").isGreaterThanOrEqualTo(HOLD)
+				assertThat(after).as("when the waiting process got the lock")
+					.isGreaterThanOrEqualTo(HOLD)
 					.isLessThan(HOLD.plusMillis(1500));
 				assertThat(lease.isValid()).isTrue();
 			}
@@ -265,8 +276,8 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 			Lease lease = first.acquire(LockRequest.builder(key).holdAtLeast(Duration.ofMillis(300)).build());
 			Thread.sleep(400);
 			lease.release();
-			try (Lease next = second.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()).orElseThrow(
-					() -> new AssertionError("the lock was still taken after a release past its hold"))) {
+			try (Lease next = second.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build())
+				.orElseThrow(() -> new AssertionError("the lock was still taken after a release past its hold"))) {
 				assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
 			}
 		}
@@ -275,7 +286,6 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 		void holdOutlivesAHolderThatStopsTalkingToTheBackend() throws Exception {
 			assertHoldOutlivesAHolderThatStopsTalkingToTheBackend();
 		}
-
 
 	}
 
@@ -319,7 +329,8 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Multi-key locks: all keys or none, in one order whatever the caller's, each with its own fencing token.
+	 * Multi-key locks: all keys or none, in one order whatever the caller's, each with
+	 * its own fencing token.
 	 */
 	@Nested
 	class MultiKey {
@@ -590,7 +601,10 @@ public abstract class AbstractCoordinationContractTests<P extends LockProvider<?
 
 	}
 
-	/** A provider whose process "crashes": from then on nothing reaches the backend, no renewal, no release. */
+	/**
+	 * A provider whose process "crashes": from then on nothing reaches the backend, no
+	 * renewal, no release.
+	 */
 	private static final class Crashable extends DelegatingLockProvider {
 
 		private final AtomicBoolean crashed = new AtomicBoolean();

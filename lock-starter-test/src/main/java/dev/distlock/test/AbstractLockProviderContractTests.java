@@ -35,17 +35,21 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The provider contract every backend passes (and every SQL dialect): mutual exclusion checked from a recorded
- * history, re-entry without round trips, ownership, fencing, leases, the watchdog, lost-lease reporting, waiting and
- * local queueing, each area a {@link Nested @Nested} group that runs against the subclass's hooks. A backend's test
+ * The provider contract every backend passes (and every SQL dialect): mutual exclusion
+ * checked from a recorded history, re-entry without round trips, ownership, fencing,
+ * leases, the watchdog, lost-lease reporting, waiting and local queueing, each area a
+ * {@link Nested @Nested} group that runs against the subclass's hooks. A backend's test
  * extends this with three hooks, as ShedLock's provider tests do:
  * <ul>
- * <li>{@link #createProvider()}: a new provider on the shared backend; each call stands for another process;</li>
- * <li>{@link #breakLock(String, LockType)}: removes a lock behind its holders' backs;</li>
- * <li>{@link #shortLease()} (optional): the shortest fixed lease the backend honours reliably.</li>
+ * <li>{@link #createProvider()}: a new provider on the shared backend; each call stands
+ * for another process;</li>
+ * <li>{@link #breakLock(String, LockType)}: removes a lock behind its holders'
+ * backs;</li>
+ * <li>{@link #shortLease()} (optional): the shortest fixed lease the backend honours
+ * reliably.</li>
  * </ul>
- * Types a backend does not list are checked to be refused, never skipped. Published in {@code lock-starter-test};
- * see docs/write-a-backend.md.
+ * Types a backend does not list are checked to be refused, never skipped. Published in
+ * {@code lock-starter-test}; see docs/write-a-backend.md.
  *
  * @param <P> the type of provider the backend's test creates
  */
@@ -68,7 +72,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	protected abstract P createProvider() throws Exception;
 
 	/**
-	 * Removes a lock behind its holders' backs, as an operator, an eviction or a crash would.
+	 * Removes a lock behind its holders' backs, as an operator, an eviction or a crash
+	 * would.
 	 * @param fullKey the key as the backend sees it (with {@link #prefix})
 	 * @param type the lock type
 	 */
@@ -83,7 +88,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * The watchdog lease used by these tests (short, so that a missed renewal shows quickly).
+	 * The watchdog lease used by these tests (short, so that a missed renewal shows
+	 * quickly).
 	 * @return the lease
 	 */
 	protected Duration watchdogLease() {
@@ -166,7 +172,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Every type is either granted with a fencing token or refused by name, never skipped.
+	 * Every type is either granted with a fencing token or refused by name, never
+	 * skipped.
 	 */
 	@Nested
 	class EveryLockType {
@@ -252,7 +259,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 		}
 
 		/**
-		 * Runs threads in several processes, each acquiring and briefly holding locks, and records every hold.
+		 * Runs threads in several processes, each acquiring and briefly holding locks,
+		 * and records every hold.
 		 */
 		private LockHistory runWorkload(List<LockTemplate> processes, int threadsPerProcess, int opsPerThread,
 				Choice<LockType> types, Choice<String> keys, int permits) throws Exception {
@@ -301,7 +309,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Readers share, writers exclude, a semaphore grants exactly its permits: checked directly.
+	 * Readers share, writers exclude, a semaphore grants exactly its permits: checked
+	 * directly.
 	 */
 	@Nested
 	class SharingAndPermits {
@@ -357,7 +366,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Waiting: zero waits, deadlines, wake-ups, and local threads queueing before the backend.
+	 * Waiting: zero waits, deadlines, wake-ups, and local threads queueing before the
+	 * backend.
 	 */
 	@Nested
 	class Waiting {
@@ -430,8 +440,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			LockTemplate b = newProcess();
 			String key = key("longwait");
 			Lease held = a.acquire(LockRequest.of(key));
-			Future<Lease> waiter = executor().submit(() -> b.acquire(
-					LockRequest.builder(key).lease(shortLease()).waitTime(Duration.ofSeconds(20)).build()));
+			Future<Lease> waiter = executor().submit(() -> b
+				.acquire(LockRequest.builder(key).lease(shortLease()).waitTime(Duration.ofSeconds(20)).build()));
 			Thread.sleep(shortLease().multipliedBy(2).toMillis());
 			held.release();
 			Lease next = waiter.get(10, TimeUnit.SECONDS);
@@ -510,8 +520,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			LockTemplate process = newProcess();
 			String key = key("notreentrant");
 			try (Lease held = process.acquire(LockRequest.of(key))) {
-				Future<Optional<Lease>> other = executor().submit(() -> process.tryAcquire(
-						LockRequest.builder(key).waitTime(Duration.ZERO).build()));
+				Future<Optional<Lease>> other = executor()
+					.submit(() -> process.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()));
 				assertThat(other.get(5, TimeUnit.SECONDS)).isEmpty();
 				assertThat(held.isValid()).isTrue();
 			}
@@ -520,7 +530,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * Ownership: a lease is released from any thread, and a stale release touches nothing.
+	 * Ownership: a lease is released from any thread, and a stale release touches
+	 * nothing.
 	 */
 	@Nested
 	class Ownership {
@@ -553,11 +564,11 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 				return;
 			}
 			CountDownLatch lost = new CountDownLatch(1);
-			Lease stale = a.acquire(LockRequest.builder(key).type(type).lease(shortLease()).waitTime(Duration.ZERO)
-				.build());
+			Lease stale = a
+				.acquire(LockRequest.builder(key).type(type).lease(shortLease()).waitTime(Duration.ZERO).build());
 			stale.onLost(lost::countDown);
-			Lease successor = b.acquire(LockRequest.builder(key).type(successorType)
-				.waitTime(shortLease().multipliedBy(10)).build());
+			Lease successor = b
+				.acquire(LockRequest.builder(key).type(successorType).waitTime(shortLease().multipliedBy(10)).build());
 			assertThat(successor.fencingToken()).isGreaterThan(stale.fencingToken());
 			assertThat(lost.await(5, TimeUnit.SECONDS)).as("expiry reported through onLost").isTrue();
 			assertThat(stale.isValid()).isFalse();
@@ -606,7 +617,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 	}
 
 	/**
-	 * A lease that ends without a release: expiry, refused renewals and extensions, loss reporting.
+	 * A lease that ends without a release: expiry, refused renewals and extensions, loss
+	 * reporting.
 	 */
 	@Nested
 	class LeaseEndingWithoutRelease {
@@ -635,7 +647,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			assertThat(tryOnce).as("a try-once caller after another forgotten lease's end").isPresent();
 			Thread.sleep(100);
 			assertThat(executor().submit(() -> process.tryAcquire(request)).get(5, TimeUnit.SECONDS))
-				.as("a try-once caller checks the holder's end too").isPresent();
+				.as("a try-once caller checks the holder's end too")
+				.isPresent();
 		}
 
 		@Test
@@ -654,7 +667,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 				lease = process.acquire(LockRequest.builder(key).lease(shortest).waitTime(Duration.ZERO).build());
 			}
 			catch (LockAcquisitionException lateGrant) {
-				// the reply took longer than so short a lease: the grant is refused at once and released in the
+				// the reply took longer than so short a lease: the grant is refused at
+				// once and released in the
 				// background
 				assertThat(lateGrant).hasMessageContaining("had run out");
 				assertThat(freeWithin(process, key, Duration.ofSeconds(5)))
@@ -673,8 +687,9 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 		private boolean freeWithin(LockTemplate process, String key, Duration timeout) throws Exception {
 			long deadline = System.nanoTime() + timeout.toNanos();
 			do {
-				Optional<Lease> next = executor().submit(() -> process.tryAcquire(
-						LockRequest.builder(key).waitTime(Duration.ZERO).build())).get(5, TimeUnit.SECONDS);
+				Optional<Lease> next = executor()
+					.submit(() -> process.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
+					.get(5, TimeUnit.SECONDS);
 				if (next.isPresent()) {
 					next.get().release();
 					return true;
@@ -694,8 +709,9 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			long granted = System.nanoTime();
 			held.onLost(lost::countDown);
 			breakLock(fullKey(key), LockType.MUTEX);
-			Lease next = executor().submit(() -> process.acquire(LockRequest.builder(key)
-				.waitTime(watchdogLease().multipliedBy(3)).build())).get(20, TimeUnit.SECONDS);
+			Lease next = executor().submit(
+					() -> process.acquire(LockRequest.builder(key).waitTime(watchdogLease().multipliedBy(3)).build()))
+				.get(20, TimeUnit.SECONDS);
 			Duration took = Duration.ofNanos(System.nanoTime() - granted);
 			assertThat(lost.await(1, TimeUnit.SECONDS)).as("the refused renewal marks the lease lost").isTrue();
 			assertThat(took).as("the next caller in this JVM gets it within the lease's end + 100 ms")
@@ -715,8 +731,7 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 				Thread.sleep(50);
 				return process.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build());
 			});
-			assertThatExceptionOfType(LockLostException.class)
-				.as("the overrunning execute still reports the loss")
+			assertThatExceptionOfType(LockLostException.class).as("the overrunning execute still reports the loss")
 				.isThrownBy(() -> process.execute(LockRequest.builder(key).lease(lease).waitTime(Duration.ZERO).build(),
 						() -> {
 							Thread.sleep(lease.multipliedBy(3).toMillis());
@@ -744,7 +759,8 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 			lease.onLost(lost::countDown);
 			breakLock(fullKey(key), LockType.MUTEX);
 			assertThat(lost.await(watchdogLease().multipliedBy(4).toMillis(), TimeUnit.MILLISECONDS))
-				.as("loss seen by the watchdog").isTrue();
+				.as("loss seen by the watchdog")
+				.isTrue();
 			assertThat(lease.isValid()).isFalse();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> a.checkNotLost(lease));
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(1)));

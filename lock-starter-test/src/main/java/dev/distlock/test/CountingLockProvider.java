@@ -9,9 +9,10 @@ import dev.distlock.core.spi.LockWaiter;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Wraps a provider and counts what the core asks of it: acquisitions, releases, and how many acquisitions were in
- * flight at once. Proves re-entry costs no backend call and that local threads queue before the backend. Every other
- * SPI call is forwarded unchanged.
+ * Wraps a provider and counts what the core asks of it: acquisitions, releases, and how
+ * many acquisitions were in flight at once. Proves re-entry costs no backend call and
+ * that local threads queue before the backend. Every other SPI call is forwarded
+ * unchanged.
  */
 public final class CountingLockProvider extends DelegatingLockProvider {
 

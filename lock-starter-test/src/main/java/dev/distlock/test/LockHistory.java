@@ -11,12 +11,14 @@ import dev.distlock.core.Lease;
 import dev.distlock.core.LockType;
 
 /**
- * A recorded history of holds (who held which lock, from when to when, with which fencing token) and the checker
- * that proves a backend kept its promises: no two exclusive holds of one lock overlap, no reader overlaps a writer,
- * a semaphore never has more holders than permits, and a hold that started after another ended has a strictly
- * greater fencing token. Start is taken after the acquire returned and end before the release is sent, so recorded
- * intervals lie inside the real ones and an overlap found here is a real one. Token order is judged from the time the
- * acquire was requested: a hold requested after another ended was granted after it, whatever the lock type.
+ * A recorded history of holds (who held which lock, from when to when, with which fencing
+ * token) and the checker that proves a backend kept its promises: no two exclusive holds
+ * of one lock overlap, no reader overlaps a writer, a semaphore never has more holders
+ * than permits, and a hold that started after another ended has a strictly greater
+ * fencing token. Start is taken after the acquire returned and end before the release is
+ * sent, so recorded intervals lie inside the real ones and an overlap found here is a
+ * real one. Token order is judged from the time the acquire was requested: a hold
+ * requested after another ended was granted after it, whatever the lock type.
  */
 public final class LockHistory {
 

@@ -12,15 +12,16 @@ import org.assertj.core.api.AssertProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link LockListener} that records every lock an application acquires or fails to acquire, so that a test can
- * assert which keys a call locked, with which type and lease:
+ * A {@link LockListener} that records every lock an application acquires or fails to
+ * acquire, so that a test can assert which keys a call locked, with which type and lease:
  * <pre class="code">
  * assertThat(locks).locked("order:42").withType(LockType.MUTEX).withLease(Duration.ofSeconds(30));
- * </pre>
- * Re-entry is not recorded (the core does not report it); the outermost acquisition is. Safe for concurrent use.
- * Registered as a bean by {@link dev.distlock.test.autoconfigure.AutoConfigureLockRecorder @AutoConfigureLockRecorder}
- * and {@link dev.distlock.test.autoconfigure.AutoConfigureLocalLocks @AutoConfigureLocalLocks}; or pass one to a
- * {@code LockTemplate} by hand.
+ * </pre> Re-entry is not recorded (the core does not report it); the outermost
+ * acquisition is. Safe for concurrent use. Registered as a bean by
+ * {@link dev.distlock.test.autoconfigure.AutoConfigureLockRecorder @AutoConfigureLockRecorder}
+ * and
+ * {@link dev.distlock.test.autoconfigure.AutoConfigureLocalLocks @AutoConfigureLocalLocks};
+ * or pass one to a {@code LockTemplate} by hand.
  *
  * @since 0.1.0
  */
@@ -28,7 +29,8 @@ public class LockRecorder implements LockListener, AssertProvider<LockRecorderAs
 
 	private final List<RecordedLock> recorded = new CopyOnWriteArrayList<>();
 
-	// the core reports acquiring and its outcome on one thread, so the request waits here for its outcome
+	// the core reports acquiring and its outcome on one thread, so the request waits here
+	// for its outcome
 	private final ThreadLocal<LockRequest> pending = new ThreadLocal<>();
 
 	@Override
@@ -46,8 +48,8 @@ public class LockRecorder implements LockListener, AssertProvider<LockRecorderAs
 	@Override
 	public void acquireFailed(LockRequest request, String provider, long waitNanos, @Nullable Throwable error) {
 		takePending(request.key());
-		this.recorded.add(new RecordedLock(request.key(), request.type(), request.lease(), request.waitTime(),
-				provider, false, 0));
+		this.recorded.add(new RecordedLock(request.key(), request.type(), request.lease(), request.waitTime(), provider,
+				false, 0));
 	}
 
 	private @Nullable LockRequest takePending(String key) {
@@ -81,8 +83,8 @@ public class LockRecorder implements LockListener, AssertProvider<LockRecorderAs
 	 *
 	 * @param key the key as requested (without {@code distlock.key-prefix})
 	 * @param type the lock type
-	 * @param lease the fixed lease requested, or {@code null} when the caller asked for none (the watchdog, or
-	 * {@code distlock.default-lease}, applies)
+	 * @param lease the fixed lease requested, or {@code null} when the caller asked for
+	 * none (the watchdog, or {@code distlock.default-lease}, applies)
 	 * @param waitTime the wait requested, or {@code null} for the configured default
 	 * @param provider the backend's name
 	 * @param acquired whether the lock was acquired

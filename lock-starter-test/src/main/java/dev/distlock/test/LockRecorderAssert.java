@@ -9,8 +9,10 @@ import org.assertj.core.api.AbstractAssert;
 import org.assertj.core.api.AbstractObjectAssert;
 
 /**
- * AssertJ assertions on a {@link LockRecorder}: {@code assertThat(locks).locked("order:42")}. Obtained through
- * {@code Assertions.assertThat(recorder)}, as the recorder is an {@link org.assertj.core.api.AssertProvider}.
+ * AssertJ assertions on a {@link LockRecorder}:
+ * {@code assertThat(locks).locked("order:42")}. Obtained through
+ * {@code Assertions.assertThat(recorder)}, as the recorder is an
+ * {@link org.assertj.core.api.AssertProvider}.
  *
  * @since 0.1.0
  */
@@ -56,7 +58,8 @@ public class LockRecorderAssert extends AbstractAssert<LockRecorderAssert, LockR
 	}
 
 	/**
-	 * Verifies that an acquisition of the key failed (it was busy for the whole wait, or the backend failed).
+	 * Verifies that an acquisition of the key failed (it was busy for the whole wait, or
+	 * the backend failed).
 	 * @param key the key as requested
 	 * @return this
 	 */
@@ -83,7 +86,8 @@ public class LockRecorderAssert extends AbstractAssert<LockRecorderAssert, LockR
 	}
 
 	/**
-	 * Verifies that exactly these keys were locked, in this order, and nothing else was tried.
+	 * Verifies that exactly these keys were locked, in this order, and nothing else was
+	 * tried.
 	 * @param keys the keys as requested
 	 * @return this
 	 */

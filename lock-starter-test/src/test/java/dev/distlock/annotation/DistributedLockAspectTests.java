@@ -51,9 +51,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code @DistributedLock} in a real Spring context on the {@code local} backend: keys from SpEL, re-entry, mutual
- * exclusion proven by a recorded history, SKIP, fallback, THROW, the lease inside the method, lost leases,
- * asynchronous results and placeholders.
+ * {@code @DistributedLock} in a real Spring context on the {@code local} backend: keys
+ * from SpEL, re-entry, mutual exclusion proven by a recorded history, SKIP, fallback,
+ * THROW, the lease inside the method, lost leases, asynchronous results and placeholders.
  */
 @SpringBootTest(classes = DistributedLockAspectTests.Config.class,
 		properties = { "distlock.watchdog.lease=2s", "test.lock.lease=7s", "test.lock.wait=0" })
@@ -85,8 +85,9 @@ class DistributedLockAspectTests {
 	@AfterEach
 	void noLeaseLeftBehind() {
 		this.executor.shutdownNow();
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(this.lockTemplate.activeLeases())
-			.as("leases still held after the test").isEmpty());
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.lockTemplate.activeLeases()).as("leases still held after the test")
+				.isEmpty());
 		assertThat(Config.BACKEND.liveLocks()).as("locks left in the backend").isZero();
 	}
 
@@ -261,8 +262,7 @@ class DistributedLockAspectTests {
 
 	@Test
 	void checkedExceptionPassesThroughAndReleases() {
-		assertThatExceptionOfType(IOException.class).isThrownBy(() -> this.locked.failing("io"))
-			.withMessage("boom io");
+		assertThatExceptionOfType(IOException.class).isThrownBy(() -> this.locked.failing("io")).withMessage("boom io");
 		assertThat(this.lockTemplate.activeLeases()).isEmpty();
 	}
 
@@ -408,7 +408,10 @@ class DistributedLockAspectTests {
 
 		private final List<String> calls = new CopyOnWriteArrayList<>();
 
-		/** Through a method: the test holds the CGLIB proxy, whose own fields are not the target's. */
+		/**
+		 * Through a method: the test holds the CGLIB proxy, whose own fields are not the
+		 * target's.
+		 */
 		public List<String> calls() {
 			return this.calls;
 		}
@@ -519,7 +522,8 @@ class DistributedLockAspectTests {
 
 		@DistributedLock(key = "#key")
 		public void loseLease(String key) {
-			// the backend holds distlock.key-prefix + key: clearing that name breaks this very lease
+			// the backend holds distlock.key-prefix + key: clearing that name breaks this
+			// very lease
 			Lease lease = LockContext.currentLease();
 			Config.BACKEND.clear("lock:" + key, LockType.MUTEX);
 			await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isValid());

@@ -10,8 +10,8 @@ import dev.distlock.test.AbstractCoordinationContractTests;
 import io.etcd.jetcd.Client;
 
 /**
- * The coordination contract on a real etcd server started by the test; every provider has its own client, as
- * separate processes would.
+ * The coordination contract on a real etcd server started by the test; every provider has
+ * its own client, as separate processes would.
  */
 class EtcdCoordinationContractTests extends AbstractCoordinationContractTests<EtcdLockProvider> {
 
@@ -38,7 +38,10 @@ class EtcdCoordinationContractTests extends AbstractCoordinationContractTests<Et
 		this.clients.forEach(Client::close);
 	}
 
-	/** The servers delete expired leases, and the latches on them, at a check every 500 ms. */
+	/**
+	 * The servers delete expired leases, and the latches on them, at a check every 500
+	 * ms.
+	 */
 	@Override
 	protected Duration latchExpiryGrace() {
 		return Duration.ofSeconds(2);

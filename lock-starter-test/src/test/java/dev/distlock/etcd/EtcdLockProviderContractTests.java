@@ -16,9 +16,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The provider contract on a real etcd server started by the test (one member, shared per test JVM). Every provider
- * has its own client and so its own etcd leases, as separate processes would. After every test no entry of the test's
- * keys may be left while the clients are still open, which proves that timed-out, try-once, expired and released
+ * The provider contract on a real etcd server started by the test (one member, shared per
+ * test JVM). Every provider has its own client and so its own etcd leases, as separate
+ * processes would. After every test no entry of the test's keys may be left while the
+ * clients are still open, which proves that timed-out, try-once, expired and released
  * attempts all delete their entries.
  */
 class EtcdLockProviderContractTests extends AbstractLockProviderContractTests<EtcdLockProvider> {

@@ -17,14 +17,16 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The provider contract on one SQL dialect; each provider stands for another process on the same table. Every
- * provider sweeps the table every {@link #CLEANUP_INTERVAL}, so the contract's concurrency and fencing cases also
- * run while rows are being deleted under them; the cases here add what the table keeps after release.
+ * The provider contract on one SQL dialect; each provider stands for another process on
+ * the same table. Every provider sweeps the table every {@link #CLEANUP_INTERVAL}, so the
+ * contract's concurrency and fencing cases also run while rows are being deleted under
+ * them; the cases here add what the table keeps after release.
  */
-abstract class AbstractJdbcLockProviderContractTests
-		extends AbstractLockProviderContractTests<JdbcLockProvider> {
+abstract class AbstractJdbcLockProviderContractTests extends AbstractLockProviderContractTests<JdbcLockProvider> {
 
-	/** The residue window of these tests: short, so that rows go while the contract runs. */
+	/**
+	 * The residue window of these tests: short, so that rows go while the contract runs.
+	 */
 	static final Duration CLEANUP_INTERVAL = Duration.ofMillis(100);
 
 	/** What a test may leave behind once the window has passed (issue 23). */

@@ -32,9 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Two processes whose clocks are twenty minutes apart (injected {@link Clock}s ten minutes either side of the real
- * one) and whose database sessions run in time zones twenty hours apart still exclude each other and see leases end
- * on time: every lease is the database's time, compared in SQL.
+ * Two processes whose clocks are twenty minutes apart (injected {@link Clock}s ten
+ * minutes either side of the real one) and whose database sessions run in time zones
+ * twenty hours apart still exclude each other and see leases end on time: every lease is
+ * the database's time, compared in SQL.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -53,15 +54,17 @@ class JdbcClockSkewTests {
 	@BeforeAll
 	void createTables() {
 		TestServers.JdbcServer postgres = TestServers.postgres();
-		JdbcTestDatabase pg = JdbcTestDatabase.postgres((c) -> c.setConnectionInitSql("SET TIME ZONE 'Pacific/Kiritimati'"));
-		this.databases.put("postgresql", new Skewed(pg, pool(postgres.url(), postgres.username(), postgres.password(),
-				"SET TIME ZONE 'Pacific/Pago_Pago'")));
+		JdbcTestDatabase pg = JdbcTestDatabase
+			.postgres((c) -> c.setConnectionInitSql("SET TIME ZONE 'Pacific/Kiritimati'"));
+		this.databases.put("postgresql", new Skewed(pg,
+				pool(postgres.url(), postgres.username(), postgres.password(), "SET TIME ZONE 'Pacific/Pago_Pago'")));
 		TestServers.JdbcServer mariadb = TestServers.mariadb();
 		JdbcTestDatabase maria = JdbcTestDatabase.mariadb((c) -> c.setConnectionInitSql("SET time_zone = '+10:00'"));
 		this.databases.put("mariadb", new Skewed(maria,
 				pool(mariadb.url(), mariadb.username(), mariadb.password(), "SET time_zone = '-10:00'")));
 		JdbcTestDatabase h2 = JdbcTestDatabase.h2((c) -> c.setConnectionInitSql("SET TIME ZONE 'Pacific/Kiritimati'"));
-		this.databases.put("h2", new Skewed(h2, pool(h2.dataSource().getJdbcUrl(), "sa", "", "SET TIME ZONE 'Pacific/Pago_Pago'")));
+		this.databases.put("h2",
+				new Skewed(h2, pool(h2.dataSource().getJdbcUrl(), "sa", "", "SET TIME ZONE 'Pacific/Pago_Pago'")));
 	}
 
 	@AfterAll
@@ -90,8 +93,8 @@ class JdbcClockSkewTests {
 
 	private LockTemplate west(String database) {
 		Skewed skewed = this.databases.get(database);
-		return template(skewed.east().provider(skewed.west()).clock(Clock.offset(Clock.systemUTC(), SKEW.negated()))
-			.build());
+		return template(
+				skewed.east().provider(skewed.west()).clock(Clock.offset(Clock.systemUTC(), SKEW.negated())).build());
 	}
 
 	private static LockTemplate template(JdbcLockProvider provider) {
@@ -112,8 +115,8 @@ class JdbcClockSkewTests {
 		assertThat(westOffset.minus(eastOffset)).as("the two clocks are twenty minutes apart")
 			.isBetween(Duration.ofMinutes(19), Duration.ofMinutes(21));
 		Skewed skewed = this.databases.get(database);
-		assertThat(sessionZoneHours(skewed.east().dataSource(), database)
-				- sessionZoneHours(skewed.west(), database)).as("session time zones apart (hours)")
+		assertThat(sessionZoneHours(skewed.east().dataSource(), database) - sessionZoneHours(skewed.west(), database))
+			.as("session time zones apart (hours)")
 			.isGreaterThanOrEqualTo(20);
 		List<String> keys = List.of("skew-" + UUID.randomUUID(), "skew-" + UUID.randomUUID());
 		LockHistory history = new LockHistory();
@@ -167,7 +170,8 @@ class JdbcClockSkewTests {
 			Lease lease = holder.acquire(LockRequest.builder(key).lease(Duration.ofSeconds(1)).build());
 			Thread.sleep(300);
 			assertThat(taker.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
-				.as("held during its lease").isEmpty();
+				.as("held during its lease")
+				.isEmpty();
 			Optional<Lease> next = taker.tryAcquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build());
 			Duration freedAfter = Duration.ofNanos(System.nanoTime() - acquired);
 			assertThat(next).as("free once the lease ended").isPresent();

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Eight threads, each its own process (so no local queueing spares the database), fight over one key on MariaDB
- * through InnoDB: no error may reach a caller, and the recorded history must show one holder at a time with rising
- * tokens. The URL carries no {@code useAffectedRows}: the provider does not depend on it.
+ * Eight threads, each its own process (so no local queueing spares the database), fight
+ * over one key on MariaDB through InnoDB: no error may reach a caller, and the recorded
+ * history must show one holder at a time with rising tokens. The URL carries no
+ * {@code useAffectedRows}: the provider does not depend on it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MariadbContentionTests {
@@ -72,8 +73,7 @@ class MariadbContentionTests {
 	@Test
 	void eightThreadsMixingReadWriteSemaphoreAndFairSurfaceNoErrors() throws Exception {
 		String key = "mixed-" + UUID.randomUUID();
-		List<LockType> types = List.of(LockType.READ, LockType.READ, LockType.WRITE, LockType.SEMAPHORE,
-				LockType.FAIR);
+		List<LockType> types = List.of(LockType.READ, LockType.READ, LockType.WRITE, LockType.SEMAPHORE, LockType.FAIR);
 		run(8, 20, (random) -> types.get(random.nextInt(types.size())), key);
 	}
 
@@ -95,8 +95,7 @@ class MariadbContentionTests {
 		for (int t = 0; t < threads; t++) {
 			JdbcLockProvider provider = database.provider().build();
 			providers.add(provider);
-			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", settings,
-					List.of());
+			LockTemplate process = new LockTemplate(List.of(provider), "jdbc", settings, List.of());
 			this.processes.add(process);
 			String holder = "p" + t;
 			workers.add(this.executor.submit(() -> {

@@ -6,7 +6,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The coordination contract on MariaDB, in a lock table of its own; every provider stands for another process on it.
+ * The coordination contract on MariaDB, in a lock table of its own; every provider stands
+ * for another process on it.
  */
 class MariadbCoordinationContractTests extends AbstractCoordinationContractTests<JdbcLockProvider> {
 

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The coordination contract on PostgreSQL, in a lock table of its own; every provider stands for another process on it.
+ * The coordination contract on PostgreSQL, in a lock table of its own; every provider
+ * stands for another process on it.
  */
 class PostgresCoordinationContractTests extends AbstractCoordinationContractTests<JdbcLockProvider> {
 

@@ -26,12 +26,14 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Leader election across processes on one backend: the first leader runs in a child JVM, a second candidate in this
- * JVM. Killing the leader (SIGKILL) hands leadership over within the lease + 1 s; freezing it (SIGSTOP of the
- * child's own pid) past its lease hands leadership over too, and when the frozen leader is thawed it is told it was
- * revoked and the fenced write of its leader job (PostgreSQL row, token of its term) is refused while the new
- * leader's stands. Each run's terms are checked as a recorded history: no two terms valid (granted, not revoked, lease
- * valid by its own clock) at once, and a later term has a greater token.
+ * Leader election across processes on one backend: the first leader runs in a child JVM,
+ * a second candidate in this JVM. Killing the leader (SIGKILL) hands leadership over
+ * within the lease + 1 s; freezing it (SIGSTOP of the child's own pid) past its lease
+ * hands leadership over too, and when the frozen leader is thawed it is told it was
+ * revoked and the fenced write of its leader job (PostgreSQL row, token of its term) is
+ * refused while the new leader's stands. Each run's terms are checked as a recorded
+ * history: no two terms valid (granted, not revoked, lease valid by its own clock) at
+ * once, and a later term has a greater token.
  */
 @Tag("fault")
 @Timeout(90)
@@ -64,8 +66,8 @@ public abstract class AbstractLeaderElectionTests {
 
 	@BeforeEach
 	void createFencedTable() {
-		this.jdbc.execute("CREATE TABLE " + this.table + " (id INT PRIMARY KEY, leader VARCHAR(40), "
-				+ "fencing_token BIGINT)");
+		this.jdbc.execute(
+				"CREATE TABLE " + this.table + " (id INT PRIMARY KEY, leader VARCHAR(40), " + "fencing_token BIGINT)");
 		this.jdbc.update("INSERT INTO " + this.table + " (id, leader) VALUES (1, 'nobody')");
 	}
 
@@ -101,7 +103,8 @@ public abstract class AbstractLeaderElectionTests {
 			assertThat(Duration.between(killedAt, next.getTerm().grantedAt())).as("time to the next leader")
 				.isLessThanOrEqualTo(LEASE.plusSeconds(1));
 			long lastExpiry = lastRenewal(first, old);
-			// the killed leader's lease stayed valid by its own clock until its last expiry
+			// the killed leader's lease stayed valid by its own clock until its last
+			// expiry
 			record(old.token, old.granted, lastExpiry, "child");
 			recordLocal(next.getTerm());
 		}
@@ -123,7 +126,9 @@ public abstract class AbstractLeaderElectionTests {
 				.isLessThanOrEqualTo(LEASE.plusSeconds(1));
 			LeaderTerm term = next.getTerm();
 			assertThat(term.fencingToken()).as("the new term's token").isGreaterThan(old.token);
-			assertThat(new JdbcFencing(this.jdbc).update(this.table).set("leader", "second").where("id", 1)
+			assertThat(new JdbcFencing(this.jdbc).update(this.table)
+				.set("leader", "second")
+				.where("id", 1)
 				.execute(term.lease())).as("rows the new leader wrote").isEqualTo(1);
 
 			first.resume();
@@ -138,7 +143,8 @@ public abstract class AbstractLeaderElectionTests {
 			recordLocal(term);
 		}
 		assertThat(this.jdbc.queryForObject("SELECT leader FROM " + this.table + " WHERE id = 1", String.class))
-			.as("the row after both leaders wrote").isEqualTo("second");
+			.as("the row after both leaders wrote")
+			.isEqualTo("second");
 		this.history.assertConsistent();
 	}
 
@@ -149,8 +155,9 @@ public abstract class AbstractLeaderElectionTests {
 	}
 
 	/**
-	 * Connects this JVM's candidate to the backend and warms it up with one lock of another key, before the child
-	 * starts: a first acquisition on a cold JVM can take longer than the lease, and a lease counts from the request.
+	 * Connects this JVM's candidate to the backend and warms it up with one lock of
+	 * another key, before the child starts: a first acquisition on a cold JVM can take
+	 * longer than the lease, and a lease counts from the request.
 	 */
 	private void connectLocally() throws Exception {
 		this.backend = LeaderTestBackends.backend(backendName(), connectString(), LEASE);
@@ -173,7 +180,10 @@ public abstract class AbstractLeaderElectionTests {
 		return new Term(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
 	}
 
-	/** The last expiry the child's lease clock reported in its first term (up to its first revocation). */
+	/**
+	 * The last expiry the child's lease clock reported in its first term (up to its first
+	 * revocation).
+	 */
 	private static long lastRenewal(ChildJvm child, Term term) {
 		long last = term.expires;
 		for (String line : child.linesSeen()) {
@@ -190,11 +200,9 @@ public abstract class AbstractLeaderElectionTests {
 	private <E extends ApplicationEvent> E awaitEvent(Class<E> type, Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
-			ApplicationEvent event = this.events.poll(Math.max(0, deadline - System.nanoTime()),
-					TimeUnit.NANOSECONDS);
+			ApplicationEvent event = this.events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			if (event == null) {
-				throw new AssertionError("No " + type.getSimpleName() + " within " + timeout + " on "
-						+ backendName());
+				throw new AssertionError("No " + type.getSimpleName() + " within " + timeout + " on " + backendName());
 			}
 			if (type.isInstance(event)) {
 				return type.cast(event);
@@ -203,11 +211,14 @@ public abstract class AbstractLeaderElectionTests {
 	}
 
 	private void record(long token, long start, long end, String holder) {
-		this.history.record(new LockHistory.Hold("leader:" + this.group, LockType.MUTEX, 1, token, holder, start,
-				start, end));
+		this.history
+			.record(new LockHistory.Hold("leader:" + this.group, LockType.MUTEX, 1, token, holder, start, start, end));
 	}
 
-	/** Records this JVM's term, which must still be valid: it was not revoked while the test ran. */
+	/**
+	 * Records this JVM's term, which must still be valid: it was not revoked while the
+	 * test ran.
+	 */
 	private void recordLocal(LeaderTerm term) {
 		assertThat(term.isValid()).as("this JVM's term at the end (revoked: %s)", term.revocationReason()).isTrue();
 		record(term.fencingToken(), LeaderTestBackends.micros(term.grantedAt()),

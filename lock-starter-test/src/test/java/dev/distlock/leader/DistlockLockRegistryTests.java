@@ -33,9 +33,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The {@link DistlockLockRegistry}, its {@link LeaseLock}s and a plain {@link LeaseLock} on every backend, each "process" a template over a
- * provider with its own client: mutual exclusion across processes and threads checked as a recorded history,
- * re-entry, ownership by thread, renewal, time-to-live, tryLock timeouts and the end of a lost hold.
+ * The {@link DistlockLockRegistry}, its {@link LeaseLock}s and a plain {@link LeaseLock}
+ * on every backend, each "process" a template over a provider with its own client: mutual
+ * exclusion across processes and threads checked as a recorded history, re-entry,
+ * ownership by thread, renewal, time-to-live, tryLock timeouts and the end of a lost
+ * hold.
  */
 @Timeout(120)
 class DistlockLockRegistryTests {
@@ -69,7 +71,9 @@ class DistlockLockRegistryTests {
 		}
 	}
 
-	/** A registry in a new "process": its own template over its own provider and client. */
+	/**
+	 * A registry in a new "process": its own template over its own provider and client.
+	 */
 	private DistlockLockRegistry process(String backend) throws Exception {
 		return new DistlockLockRegistry(template(backend));
 	}
@@ -98,7 +102,8 @@ class DistlockLockRegistryTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "local", "redis", "redisson", "jdbc", "zookeeper" })
 	void oneHolderAtATimeAcrossProcessesAndThreadsWithReentryAndRisingTokens(String backend) throws Exception {
-		// the first process locks through the registry, the second through a plain LeaseLock its threads share
+		// the first process locks through the registry, the second through a plain
+		// LeaseLock its threads share
 		DistlockLockRegistry registry = process(backend);
 		LeaseLock shared = new LeaseLock(template(backend), this.key);
 		LockHistory history = new LockHistory();
@@ -165,7 +170,8 @@ class DistlockLockRegistryTests {
 		DistributedLock elsewhere = other.obtain(this.key);
 		long waited = System.nanoTime();
 		assertThat(elsewhere.tryLock(Duration.ofMillis(300), Duration.ofSeconds(5)))
-			.as("tryLock of another process while held").isFalse();
+			.as("tryLock of another process while held")
+			.isFalse();
 		assertThat(Duration.ofNanos(System.nanoTime() - waited)).as("how long tryLock waited")
 			.isGreaterThanOrEqualTo(Duration.ofMillis(300))
 			.isLessThan(Duration.ofMillis(2300));

@@ -11,8 +11,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * The servers of the Spring Integration tests: an in-process ZooKeeper server and a lock table of their own on the
- * shared PostgreSQL, beside the shared Redis; {@link #backend} connects a new "process" to one of them.
+ * The servers of the Spring Integration tests: an in-process ZooKeeper server and a lock
+ * table of their own on the shared PostgreSQL, beside the shared Redis; {@link #backend}
+ * connects a new "process" to one of them.
  */
 final class IntegrationTestServers implements AutoCloseable {
 
@@ -29,11 +30,15 @@ final class IntegrationTestServers implements AutoCloseable {
 		JdbcLockSchema.create(this.postgres, this.lockTable, null);
 	}
 
-	/** A provider with a client of its own on {@code redis}, {@code redisson}, {@code jdbc} or {@code zookeeper}. */
+	/**
+	 * A provider with a client of its own on {@code redis}, {@code redisson},
+	 * {@code jdbc} or {@code zookeeper}.
+	 */
 	LeaderTestBackends.Backend backend(String backend, Duration lease) throws Exception {
 		String connect = switch (backend) {
 			case "zookeeper" -> this.zookeeper.getConnectString();
-			case "jdbc" -> TestServers.postgres().url() + "|" + TestServers.postgres().username() + "|" + this.lockTable;
+			case "jdbc" ->
+				TestServers.postgres().url() + "|" + TestServers.postgres().username() + "|" + this.lockTable;
 			default -> TestServers.redisUri().toString();
 		};
 		return LeaderTestBackends.backend(backend, connect, lease);

@@ -11,12 +11,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * Leader election across processes on the JDBC backend, on PostgreSQL, in a lock table of its own.
+ * Leader election across processes on the JDBC backend, on PostgreSQL, in a lock table of
+ * its own.
  */
 class JdbcLeaderElectionTests extends AbstractLeaderElectionTests {
 
-	private static final String LOCK_TABLE = "dl_leader_" + UUID.randomUUID().toString().replace("-", "")
-		.substring(0, 10);
+	private static final String LOCK_TABLE = "dl_leader_"
+			+ UUID.randomUUID().toString().replace("-", "").substring(0, 10);
 
 	private static DriverManagerDataSource dataSource;
 

@@ -14,11 +14,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
- * A leader candidate in a process of its own. Prints {@code GRANTED <token> <granted µs> <expires µs>} when it leads,
- * {@code RENEWED <expires µs>} at each renewal and {@code REVOKED <token> <µs> <reason>} when it stops leading (times
- * are epoch microseconds). On its first term it starts a leader job that holds the term's lease in
- * {@link LockContext}, as a {@code @LeaderOnly} method does, says {@code JOB <token>}, waits for {@code WRITE} on
- * stdin, then writes row 1 of the fenced table and says {@code WRITE OK} or {@code WRITE STALE <recorded>}.
+ * A leader candidate in a process of its own. Prints
+ * {@code GRANTED <token> <granted µs> <expires µs>} when it leads,
+ * {@code RENEWED <expires µs>} at each renewal and {@code REVOKED <token> <µs> <reason>}
+ * when it stops leading (times are epoch microseconds). On its first term it starts a
+ * leader job that holds the term's lease in {@link LockContext}, as a {@code @LeaderOnly}
+ * method does, says {@code JOB <token>}, waits for {@code WRITE} on stdin, then writes
+ * row 1 of the fenced table and says {@code WRITE OK} or {@code WRITE STALE <recorded>}.
  * <p>
  * Arguments: backend connect group lease-ms postgres-url postgres-user fenced-table.
  */

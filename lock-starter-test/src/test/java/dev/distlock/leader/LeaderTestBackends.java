@@ -29,10 +29,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Providers for the leader election tests, built the same way in this JVM and in child JVMs from a backend name and
- * a connection string: {@code redis} (a Redis URI), {@code redisson} (a Redis URI), {@code jdbc} (a PostgreSQL URL,
- * user and lock table joined by {@code |}) and {@code zookeeper} (a connect string; the session timeout equals the
- * leader lease, so a killed leader's session, and its lock node, end within the lease).
+ * Providers for the leader election tests, built the same way in this JVM and in child
+ * JVMs from a backend name and a connection string: {@code redis} (a Redis URI),
+ * {@code redisson} (a Redis URI), {@code jdbc} (a PostgreSQL URL, user and lock table
+ * joined by {@code |}) and {@code zookeeper} (a connect string; the session timeout
+ * equals the leader lease, so a killed leader's session, and its lock node, end within
+ * the lease).
  */
 final class LeaderTestBackends {
 
@@ -65,15 +67,17 @@ final class LeaderTestBackends {
 	}
 
 	static LockTemplate template(LockProvider<?> provider, LockListener... listeners) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(),
-				List.of(listeners));
+		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults(), List.of(listeners));
 	}
 
 	static long micros(Instant instant) {
 		return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
 	}
 
-	/** Prints every renewal's new expiry, so a parent knows how long a frozen leader's lease was valid. */
+	/**
+	 * Prints every renewal's new expiry, so a parent knows how long a frozen leader's
+	 * lease was valid.
+	 */
 	static LockListener printingRenewals() {
 		return new LockListener() {
 			@Override

@@ -34,11 +34,12 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Leader election on the local backend, whose state lives in one JVM, so both "instances" are here: two candidates
- * with their own templates over providers sharing one state. A crash or a pause is simulated deterministically in
- * process: the first leader's backend calls (renewals, release) hang, as they would for a frozen or partitioned
- * process, and its leader job is held on a latch. Its own lease clock still runs, so the test can check the stronger
- * promise: it is revoked before the other candidate leads.
+ * Leader election on the local backend, whose state lives in one JVM, so both "instances"
+ * are here: two candidates with their own templates over providers sharing one state. A
+ * crash or a pause is simulated deterministically in process: the first leader's backend
+ * calls (renewals, release) hang, as they would for a frozen or partitioned process, and
+ * its leader job is held on a latch. Its own lease clock still runs, so the test can
+ * check the stronger promise: it is revoked before the other candidate leads.
  */
 @Timeout(60)
 class LocalLeaderElectionTests {
@@ -73,8 +74,8 @@ class LocalLeaderElectionTests {
 
 	@BeforeEach
 	void createFencedTable() {
-		this.jdbc.execute("CREATE TABLE " + this.table + " (id INT PRIMARY KEY, leader VARCHAR(40), "
-				+ "fencing_token BIGINT)");
+		this.jdbc.execute(
+				"CREATE TABLE " + this.table + " (id INT PRIMARY KEY, leader VARCHAR(40), " + "fencing_token BIGINT)");
 		this.jdbc.update("INSERT INTO " + this.table + " (id, leader) VALUES (1, 'nobody')");
 	}
 
@@ -172,7 +173,10 @@ class LocalLeaderElectionTests {
 		assertThat(this.second.yieldLeadership()).as("yield when not leading").isFalse();
 	}
 
-	/** When the term stopped being valid: its revocation, or earlier, when its lease ran out by its own clock. */
+	/**
+	 * When the term stopped being valid: its revocation, or earlier, when its lease ran
+	 * out by its own clock.
+	 */
 	private static Instant validUntil(LeaderTerm term) {
 		Instant revokedAt = java.util.Objects.requireNonNull(term.revokedAt(), "term not revoked");
 		return revokedAt.isBefore(term.expiresAt()) ? revokedAt : term.expiresAt();
@@ -180,8 +184,8 @@ class LocalLeaderElectionTests {
 
 	private void record(LeaderTerm term, Instant end, String holder) {
 		long start = LeaderTestBackends.micros(term.grantedAt());
-		this.history.record(new LockHistory.Hold("leader:" + this.group, LockType.MUTEX, 1, term.fencingToken(),
-				holder, start, start, LeaderTestBackends.micros(end)));
+		this.history.record(new LockHistory.Hold("leader:" + this.group, LockType.MUTEX, 1, term.fencingToken(), holder,
+				start, start, LeaderTestBackends.micros(end)));
 	}
 
 	private static <E extends ApplicationEvent> E await(BlockingQueue<ApplicationEvent> events, Class<E> type)
@@ -202,7 +206,10 @@ class LocalLeaderElectionTests {
 		return new DriverManagerDataSource(server.url(), server.username(), server.password());
 	}
 
-	/** A provider whose renewals and releases hang while frozen, as a frozen process's would. */
+	/**
+	 * A provider whose renewals and releases hang while frozen, as a frozen process's
+	 * would.
+	 */
 	private static final class FreezingProvider extends ForwardingLockProvider {
 
 		private volatile CountDownLatch thawed = new CountDownLatch(0);

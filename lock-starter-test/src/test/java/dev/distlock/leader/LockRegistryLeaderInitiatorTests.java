@@ -35,10 +35,12 @@ import org.springframework.integration.support.locks.LockRegistry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spring Integration's {@link LockRegistryLeaderInitiator} on the auto-configured {@link DistlockLockRegistry}, one
- * application context per node (each with its own backend client), on every distributed backend: exactly one leader
- * at a time as leaders stop and new nodes join, each term's fencing token above the last. The leader lock's holds are
- * recorded (start once the lock is granted, end before it is released) and checked as a history.
+ * Spring Integration's {@link LockRegistryLeaderInitiator} on the auto-configured
+ * {@link DistlockLockRegistry}, one application context per node (each with its own
+ * backend client), on every distributed backend: exactly one leader at a time as leaders
+ * stop and new nodes join, each term's fencing token above the last. The leader lock's
+ * holds are recorded (start once the lock is granted, end before it is released) and
+ * checked as a history.
  */
 @Timeout(120)
 class LockRegistryLeaderInitiatorTests {
@@ -139,7 +141,10 @@ class LockRegistryLeaderInitiatorTests {
 
 	}
 
-	/** Records the node's holds of the leader lock and the token of each term it is granted. */
+	/**
+	 * Records the node's holds of the leader lock and the token of each term it is
+	 * granted.
+	 */
 	record NodeRecorder(String name, LockRegistryLeaderInitiatorTests test) {
 
 	}
@@ -181,7 +186,10 @@ class LockRegistryLeaderInitiatorTests {
 
 	}
 
-	/** Records a hold from when its outermost acquisition returned to just before its outermost release. */
+	/**
+	 * Records a hold from when its outermost acquisition returned to just before its
+	 * outermost release.
+	 */
 	private static final class RecordingLock implements Lock {
 
 		private final LeaseLock lock;

@@ -6,9 +6,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * Leader election across processes on the ZooKeeper backend, on an in-process server whose 200 ms tick lets the
- * candidates' sessions time out after the leader lease (2 s): a killed or frozen leader's lock node goes when its
- * session expires on the server.
+ * Leader election across processes on the ZooKeeper backend, on an in-process server
+ * whose 200 ms tick lets the candidates' sessions time out after the leader lease (2 s):
+ * a killed or frozen leader's lock node goes when its session expires on the server.
  */
 class ZooKeeperLeaderElectionTests extends AbstractLeaderElectionTests {
 

@@ -4,7 +4,8 @@ import dev.distlock.core.spi.LatchProvider;
 import dev.distlock.test.AbstractCoordinationContractTests;
 
 /**
- * The coordination contract on the in-JVM backend; providers share one store, as processes share a server.
+ * The coordination contract on the in-JVM backend; providers share one store, as
+ * processes share a server.
  */
 class LocalCoordinationContractTests extends AbstractCoordinationContractTests<LocalLockProvider> {
 

@@ -4,7 +4,8 @@ import dev.distlock.core.LockType;
 import dev.distlock.test.AbstractLockProviderContractTests;
 
 /**
- * The provider contract on the in-JVM reference backend; providers share one store, as processes share a server.
+ * The provider contract on the in-JVM reference backend; providers share one store, as
+ * processes share a server.
  */
 class LocalLockProviderContractTests extends AbstractLockProviderContractTests<LocalLockProvider> {
 

@@ -30,9 +30,10 @@ import org.springframework.util.FileSystemUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The whole provider contract on a real Redis Cluster of three masters and three replicas that this test starts
- * from {@code redis-server} processes: every script touches several keys of one lock, so any key outside the lock's
- * hash tag would fail with CROSSSLOT. Release notifications travel between nodes over the cluster bus.
+ * The whole provider contract on a real Redis Cluster of three masters and three replicas
+ * that this test starts from {@code redis-server} processes: every script touches several
+ * keys of one lock, so any key outside the lock's hash tag would fail with CROSSSLOT.
+ * Release notifications travel between nodes over the cluster bus.
  */
 @Tag("fault")
 class RedisClusterLockProviderContractTests extends RedisLockProviderContractTests {
@@ -69,8 +70,9 @@ class RedisClusterLockProviderContractTests extends RedisLockProviderContractTes
 	}
 
 	/**
-	 * Connects to every master and loads every script there, so that the contract's short leases do not also have
-	 * to cover the client's first contact with the cluster (seconds on a loaded machine).
+	 * Connects to every master and loads every script there, so that the contract's short
+	 * leases do not also have to cover the client's first contact with the cluster
+	 * (seconds on a loaded machine).
 	 */
 	private static void warmUp() throws Exception {
 		RedisLockProvider provider = new RedisLockProvider(cluster);
@@ -153,7 +155,8 @@ class RedisClusterLockProviderContractTests extends RedisLockProviderContractTes
 					perNode.add(Long.parseLong(reply.lines().reduce((first, second) -> second).orElse("0").trim()));
 				}
 				assertThat(perNode.stream().mapToLong(Long::longValue).sum())
-					.as("sharded subscriptions of the channel, all nodes").isEqualTo(1);
+					.as("sharded subscriptions of the channel, all nodes")
+					.isEqualTo(1);
 				provider.release(held);
 				assertThat(woken.await(5, TimeUnit.SECONDS)).as("waiter woken by SPUBLISH").isTrue();
 			}

@@ -12,8 +12,8 @@ import dev.distlock.test.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The coordination contract on the Redis at {@link TestServers#redisUri()}; every provider is another "process" with
- * its own connection factory.
+ * The coordination contract on the Redis at {@link TestServers#redisUri()}; every
+ * provider is another "process" with its own connection factory.
  */
 class RedisCoordinationContractTests extends AbstractCoordinationContractTests<RedisLockProvider> {
 

@@ -11,8 +11,9 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 /**
- * The provider contract on Jedis: a connection factory that is not Lettuce's, so every script goes through
- * {@code RedisTemplate} ({@link TemplateScriptRunner}) instead of the native Lettuce connection.
+ * The provider contract on Jedis: a connection factory that is not Lettuce's, so every
+ * script goes through {@code RedisTemplate} ({@link TemplateScriptRunner}) instead of the
+ * native Lettuce connection.
  */
 class RedisJedisLockProviderContractTests extends RedisLockProviderContractTests {
 

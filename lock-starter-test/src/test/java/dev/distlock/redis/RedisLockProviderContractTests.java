@@ -13,8 +13,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The provider contract on the Redis at {@link TestServers#redisUri()}; every provider is another "process" with
- * its own subscription, sharing one connection factory.
+ * The provider contract on the Redis at {@link TestServers#redisUri()}; every provider is
+ * another "process" with its own subscription, sharing one connection factory.
  */
 class RedisLockProviderContractTests extends AbstractLockProviderContractTests<RedisLockProvider> {
 

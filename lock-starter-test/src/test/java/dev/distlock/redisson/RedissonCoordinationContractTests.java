@@ -12,8 +12,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.redisson.api.RedissonClient;
 
 /**
- * The coordination contract on the shared Redis (127.0.0.1:6379) through Redisson; each provider has its own
- * {@link RedissonClient}, as each process would.
+ * The coordination contract on the shared Redis (127.0.0.1:6379) through Redisson; each
+ * provider has its own {@link RedissonClient}, as each process would.
  */
 class RedissonCoordinationContractTests extends AbstractCoordinationContractTests<LockProvider<?>> {
 

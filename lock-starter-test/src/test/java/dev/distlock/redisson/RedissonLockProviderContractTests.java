@@ -10,8 +10,8 @@ import org.redisson.RedissonObject;
 import org.redisson.api.RedissonClient;
 
 /**
- * The provider contract on the shared Redis (127.0.0.1:6379), every type; each provider has its own
- * {@link RedissonClient}, as each process would.
+ * The provider contract on the shared Redis (127.0.0.1:6379), every type; each provider
+ * has its own {@link RedissonClient}, as each process would.
  */
 class RedissonLockProviderContractTests extends AbstractLockProviderContractTests<LockProvider<?>> {
 
@@ -27,7 +27,10 @@ class RedissonLockProviderContractTests extends AbstractLockProviderContractTest
 		RedissonClients.shutdown(admin);
 	}
 
-	/** Fencing counters and semaphore sizes outlive their locks by design; tests leave none behind. */
+	/**
+	 * Fencing counters and semaphore sizes outlive their locks by design; tests leave
+	 * none behind.
+	 */
 	@AfterEach
 	void deleteKeys() {
 		admin.getKeys().deleteByPattern("*" + this.prefix + "*");
@@ -39,7 +42,10 @@ class RedissonLockProviderContractTests extends AbstractLockProviderContractTest
 		return RedissonClients.owning(new RedissonLockProvider(client), client);
 	}
 
-	/** Deletes Redisson's keys of the lock (not its fencing counter), as an operator or an eviction would. */
+	/**
+	 * Deletes Redisson's keys of the lock (not its fencing counter), as an operator or an
+	 * eviction would.
+	 */
 	@Override
 	protected void breakLock(String fullKey, LockType type) {
 		admin.getKeys().delete(RedissonClients.keysOf(fullKey, type).toArray(String[]::new));

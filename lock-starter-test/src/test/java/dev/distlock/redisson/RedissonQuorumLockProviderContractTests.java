@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Tag;
 import org.redisson.api.RedissonClient;
 
 /**
- * The provider contract on the quorum lock over three {@code redis-server} processes this test starts (MUTEX only;
- * the other types must be refused). Tagged {@code fault} because it runs its own servers.
+ * The provider contract on the quorum lock over three {@code redis-server} processes this
+ * test starts (MUTEX only; the other types must be refused). Tagged {@code fault} because
+ * it runs its own servers.
  */
 @Tag("fault")
-class RedissonQuorumLockProviderContractTests
-		extends AbstractLockProviderContractTests<RedissonQuorumLockProvider> {
+class RedissonQuorumLockProviderContractTests extends AbstractLockProviderContractTests<RedissonQuorumLockProvider> {
 
 	private static RedisProcesses servers;
 

@@ -27,10 +27,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * The quorum lock over five {@code redis-server} processes this test starts: two clients (two providers, standing for
- * two processes) keep mutual exclusion and increasing tokens with all nodes up and with two killed; with three killed
- * an acquisition fails with {@link LockAcquisitionException} within its wait and the node timeout, not a hang, and a
- * held lease is reported lost.
+ * The quorum lock over five {@code redis-server} processes this test starts: two clients
+ * (two providers, standing for two processes) keep mutual exclusion and increasing tokens
+ * with all nodes up and with two killed; with three killed an acquisition fails with
+ * {@link LockAcquisitionException} within its wait and the node timeout, not a hang, and
+ * a held lease is reported lost.
  */
 @Tag("fault")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -77,22 +78,24 @@ class RedissonQuorumLockProviderFaultTests {
 		Thread.sleep(watchdogLease().multipliedBy(2).toMillis());
 		assertThat(held.isValid()).as("a lease renewed on three of five nodes").isTrue();
 		assertThat(second.tryAcquire(LockRequest.builder("held").waitTime(Duration.ZERO).build()))
-			.as("held on a majority").isEmpty();
+			.as("held on a majority")
+			.isEmpty();
 
 		CountDownLatch lost = new CountDownLatch(1);
 		held.onLost(lost::countDown);
 		servers.kill(2);
 		Duration wait = Duration.ofSeconds(2);
 		long start = System.nanoTime();
-		assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThatExceptionOfType(
-				LockAcquisitionException.class)
-			.isThrownBy(() -> second.acquire(LockRequest.builder("c").waitTime(wait).build()))
-			.withMessageContaining("nodes answered"));
+		assertTimeoutPreemptively(Duration.ofSeconds(30),
+				() -> assertThatExceptionOfType(LockAcquisitionException.class)
+					.isThrownBy(() -> second.acquire(LockRequest.builder("c").waitTime(wait).build()))
+					.withMessageContaining("nodes answered"));
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
 		System.out.println("AttemptOutcome with 3 of 5 nodes down failed after " + took.toMillis() + " ms");
 		assertThat(took).as("fails within wait + node timeout").isLessThan(wait.plus(NODE_TIMEOUT.multipliedBy(4)));
 		assertThat(lost.await(watchdogLease().multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS))
-			.as("a lease whose quorum is gone is reported lost").isTrue();
+			.as("a lease whose quorum is gone is reported lost")
+			.isTrue();
 		held.release();
 	}
 
@@ -138,8 +141,7 @@ class RedissonQuorumLockProviderFaultTests {
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(watchdogLease(), watchdogLease().dividedBy(3))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(50), Duration.ofMillis(300));
-		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings,
-				List.of());
+		LockTemplate template = new LockTemplate(List.of(provider), provider.name(), settings, List.of());
 		this.resources.add(template);
 		return template;
 	}

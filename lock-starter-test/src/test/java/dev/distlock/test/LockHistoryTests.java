@@ -8,7 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The history checker must see every kind of violation, or the contract test proves nothing.
+ * The history checker must see every kind of violation, or the contract test proves
+ * nothing.
  */
 class LockHistoryTests {
 

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link LockRecorder} on a template over the local backend: what it records and how its assertions fail.
+ * {@link LockRecorder} on a template over the local backend: what it records and how its
+ * assertions fail.
  */
 class LockRecorderTests {
 
@@ -32,8 +33,9 @@ class LockRecorderTests {
 
 	@Test
 	void recordsKeyTypeLeaseAndProviderOfEachAcquisition() throws Exception {
-		this.template.execute(LockRequest.builder("order:42").type(LockType.WRITE).lease(Duration.ofSeconds(30))
-			.build(), () -> "done");
+		this.template.execute(
+				LockRequest.builder("order:42").type(LockType.WRITE).lease(Duration.ofSeconds(30)).build(),
+				() -> "done");
 		this.template.execute("report", () -> "done");
 		assertThat(this.locks).locked("order:42")
 			.withType(LockType.WRITE)
@@ -54,8 +56,8 @@ class LockRecorderTests {
 	@Test
 	void recordsAnAcquisitionThatFailed() {
 		try (Lease held = this.template.acquire(LockRequest.of("busy"))) {
-			Thread other = new Thread(() -> this.template.tryAcquire(
-					LockRequest.builder("busy").waitTime(Duration.ZERO).build()));
+			Thread other = new Thread(
+					() -> this.template.tryAcquire(LockRequest.builder("busy").waitTime(Duration.ZERO).build()));
 			other.start();
 			other.join();
 		}

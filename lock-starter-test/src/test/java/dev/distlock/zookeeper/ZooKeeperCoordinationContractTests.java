@@ -18,8 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The coordination contract on a real, in-process ZooKeeper server; every provider has its own client and session,
- * as separate processes would.
+ * The coordination contract on a real, in-process ZooKeeper server; every provider has
+ * its own client and session, as separate processes would.
  */
 class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTests<ZooKeeperLockProvider> {
 
@@ -29,7 +29,8 @@ class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTes
 
 	@BeforeAll
 	static void startServer() throws Exception {
-		// latches are TTL nodes, which servers only allow when told so; their expiry is checked every 100 ms here
+		// latches are TTL nodes, which servers only allow when told so; their expiry is
+		// checked every 100 ms here
 		System.setProperty("zookeeper.extendedTypesEnabled", "true");
 		System.setProperty("znode.container.checkIntervalMs", "100");
 		server = ZooKeeperTestSupport.server();
@@ -66,10 +67,12 @@ class ZooKeeperCoordinationContractTests extends AbstractCoordinationContractTes
 	}
 
 	/**
-	 * ZooKeeper keeps a lock as an ephemeral node of its holder's session, and no node expires at a given time, so a
-	 * hold ends with the holder's session (docs/hold-at-least.md): a holder that crashed keeps the lock until its
-	 * session expires, not for the rest of its hold. Here the session of a holder that stopped talking is expired by
-	 * the server, and the lock is free at once, before the hold is over.
+	 * ZooKeeper keeps a lock as an ephemeral node of its holder's session, and no node
+	 * expires at a given time, so a hold ends with the holder's session
+	 * (docs/hold-at-least.md): a holder that crashed keeps the lock until its session
+	 * expires, not for the rest of its hold. Here the session of a holder that stopped
+	 * talking is expired by the server, and the lock is free at once, before the hold is
+	 * over.
 	 */
 	@Override
 	protected void assertHoldOutlivesAHolderThatStopsTalkingToTheBackend() throws Exception {

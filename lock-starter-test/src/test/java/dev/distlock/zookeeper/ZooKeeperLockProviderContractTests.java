@@ -16,10 +16,10 @@ import org.junit.jupiter.api.BeforeAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The provider contract on a real, in-process ZooKeeper server. Every provider has its own client and so its own
- * session, as separate processes would. After every test no lock node of the test's keys may be left while the
- * sessions are still open, which proves that timed-out, try-once, expired and released attempts all delete their
- * nodes.
+ * The provider contract on a real, in-process ZooKeeper server. Every provider has its
+ * own client and so its own session, as separate processes would. After every test no
+ * lock node of the test's keys may be left while the sessions are still open, which
+ * proves that timed-out, try-once, expired and released attempts all delete their nodes.
  */
 class ZooKeeperLockProviderContractTests extends AbstractLockProviderContractTests<ZooKeeperLockProvider> {
 
@@ -39,7 +39,8 @@ class ZooKeeperLockProviderContractTests extends AbstractLockProviderContractTes
 	static void stopServer() throws Exception {
 		try {
 			assertThat(ZooKeeperTestSupport.lockNodes(admin, ZooKeeperLockProvider.DEFAULT_BASE_PATH, ""))
-				.as("lock nodes left under the base path after the suite").isEmpty();
+				.as("lock nodes left under the base path after the suite")
+				.isEmpty();
 		}
 		finally {
 			admin.close();

@@ -10,9 +10,10 @@ import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
- * The name this instance of the application records next to the work it did under a lock, so that the output of two
- * instances can be told apart: {@code sample.instance-name} when set, otherwise {@code host:port} once the web server
- * runs, {@code host:pid} without one.
+ * The name this instance of the application records next to the work it did under a lock,
+ * so that the output of two instances can be told apart: {@code sample.instance-name}
+ * when set, otherwise {@code host:port} once the web server runs, {@code host:pid}
+ * without one.
  */
 @Component
 public class InstanceName {

@@ -10,9 +10,10 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Turns lock failures into HTTP answers a client can act on: a lock that stayed busy (or a write refused by its
- * fencing token) is 409 Conflict, try again; a lease lost while the work ran is 409 too, since the work may have
- * overlapped another holder's; a backend that failed is 503 Service Unavailable.
+ * Turns lock failures into HTTP answers a client can act on: a lock that stayed busy (or
+ * a write refused by its fencing token) is 409 Conflict, try again; a lease lost while
+ * the work ran is 409 too, since the work may have overlapped another holder's; a backend
+ * that failed is 503 Service Unavailable.
  */
 @RestControllerAdvice
 class LockExceptionAdvice {

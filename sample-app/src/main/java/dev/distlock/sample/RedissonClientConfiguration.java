@@ -11,10 +11,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A {@link RedissonClient} for the {@code redisson} backend, built from Spring Boot's {@code spring.data.redis.*}
- * (single server) and only when {@code distlock.provider=redisson}, so that the other profiles never connect to
- * Redis. An application that already has a {@code RedissonClient} (from {@code redisson-spring-boot-starter} or its
- * own configuration) needs none of this: distlock's Redisson backend uses that one.
+ * A {@link RedissonClient} for the {@code redisson} backend, built from Spring Boot's
+ * {@code spring.data.redis.*} (single server) and only when
+ * {@code distlock.provider=redisson}, so that the other profiles never connect to Redis.
+ * An application that already has a {@code RedissonClient} (from
+ * {@code redisson-spring-boot-starter} or its own configuration) needs none of this:
+ * distlock's Redisson backend uses that one.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "distlock.provider", havingValue = "redisson")
@@ -25,9 +27,7 @@ class RedissonClientConfiguration {
 		Config config = new Config().setUsername(redis.getUsername()).setPassword(redis.getPassword());
 		String address = (redis.getUrl() != null) ? redis.getUrl()
 				: (redis.getSsl().isEnabled() ? "rediss://" : "redis://") + redis.getHost() + ":" + redis.getPort();
-		SingleServerConfig server = config.useSingleServer()
-			.setAddress(address)
-			.setDatabase(redis.getDatabase());
+		SingleServerConfig server = config.useSingleServer().setAddress(address).setDatabase(redis.getDatabase());
 		if (redis.getTimeout() != null) {
 			server.setTimeout((int) redis.getTimeout().toMillis());
 		}

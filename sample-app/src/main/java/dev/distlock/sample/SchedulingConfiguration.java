@@ -5,8 +5,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * Turns on {@code @Scheduled} jobs unless {@code sample.scheduling.enabled=false}, which the contention demo sets so
- * that no job runs while it measures.
+ * Turns on {@code @Scheduled} jobs unless {@code sample.scheduling.enabled=false}, which
+ * the contention demo sets so that no job runs while it measures.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableScheduling

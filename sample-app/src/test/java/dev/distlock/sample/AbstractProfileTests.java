@@ -30,9 +30,10 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample application started on one profile (a subclass per backend) against the real server, driven over
- * HTTP: every service answers, each under its own kind of lock, on the profile's backend. Lock keys carry a random
- * prefix, so runs in parallel on the shared servers never meet.
+ * The sample application started on one profile (a subclass per backend) against the real
+ * server, driven over HTTP: every service answers, each under its own kind of lock, on
+ * the profile's backend. Lock keys carry a random prefix, so runs in parallel on the
+ * shared servers never meet.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.report-job.initial-delay=1h", "sample.report-job.interval=1h",
@@ -116,17 +117,21 @@ abstract class AbstractProfileTests {
 		String account = "ACC-" + UUID.randomUUID();
 		this.http.post("/accounts/" + account + "/deposits?amount=1").ok();
 		ExecutorService executor = Executors.newSingleThreadExecutor();
-		// a second LockTemplate on the same backend plays a second instance of the application (in this JVM, the
-		// template's local queue would keep a second caller out until the paused holder returns)
+		// a second LockTemplate on the same backend plays a second instance of the
+		// application (in this JVM, the
+		// template's local queue would keep a second caller out until the paused holder
+		// returns)
 		LockProvider<?> provider = this.locks.defaultProvider();
-		try (LockTemplate otherInstance = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(), List.of())) {
-			// this deposit stalls 3 s between reading and writing the balance; its lease is 1 s
+		try (LockTemplate otherInstance = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
+				List.of())) {
+			// this deposit stalls 3 s between reading and writing the balance; its lease
+			// is 1 s
 			Future<Answer> paused = executor
 				.submit(() -> this.http.post("/accounts/" + account + "/deposits?amount=100&pauseMillis=3000"));
 			long pausedToken = awaitHeld("account:" + account);
 			long successorToken;
-			try (Lease lease = otherInstance.acquire(
-					LockRequest.builder("account:" + account).waitTime(Duration.ofSeconds(10)).build())) {
+			try (Lease lease = otherInstance
+				.acquire(LockRequest.builder("account:" + account).waitTime(Duration.ofSeconds(10)).build())) {
 				successorToken = lease.fencingToken();
 				assertThat(successorToken).as("token after the paused holder's").isGreaterThan(pausedToken);
 				int written = this.jdbc
@@ -162,8 +167,8 @@ abstract class AbstractProfileTests {
 
 	@Test
 	void reportJobTriggeredTwiceAtOnceRunsOnceAndSkipsOnce() throws Exception {
-		List<Answer> runs = Concurrently.run(List.of(() -> this.http.post("/jobs/report/run").ok(),
-				() -> this.http.post("/jobs/report/run").ok()));
+		List<Answer> runs = Concurrently
+			.run(List.of(() -> this.http.post("/jobs/report/run").ok(), () -> this.http.post("/jobs/report/run").ok()));
 		assertThat(runs.stream().filter((run) -> run.flag("ran")).count()).as("runs: %s", runs).isEqualTo(1);
 	}
 

@@ -10,7 +10,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs tasks at the same moment (all threads released together) and collects their results.
+ * Runs tasks at the same moment (all threads released together) and collects their
+ * results.
  */
 final class Concurrently {
 

@@ -4,7 +4,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The default profile: the JDBC backend and the data on an H2 file database in AUTO_SERVER mode, nothing installed.
+ * The default profile: the JDBC backend and the data on an H2 file database in
+ * AUTO_SERVER mode, nothing installed.
  */
 class DefaultProfileTests extends AbstractProfileTests {
 

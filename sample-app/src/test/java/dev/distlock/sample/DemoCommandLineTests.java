@@ -14,8 +14,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The contention demo as documented: {@code --distlock.demo.threads=8 --distlock.demo.ops=2000} on the default
- * configuration starts no web server, prints the table, keeps the counter exact and exits with 0.
+ * The contention demo as documented:
+ * {@code --distlock.demo.threads=8 --distlock.demo.ops=2000} on the default configuration
+ * starts no web server, prints the table, keeps the counter exact and exits with 0.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class DemoCommandLineTests {

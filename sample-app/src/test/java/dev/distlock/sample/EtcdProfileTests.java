@@ -7,8 +7,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Profile {@code etcd}: locks in a real etcd server that the test starts on a free port (Debian's
- * {@code etcd-server}), only the endpoints changed; data on a private H2 file.
+ * Profile {@code etcd}: locks in a real etcd server that the test starts on a free port
+ * (Debian's {@code etcd-server}), only the endpoints changed; data on a private H2 file.
  */
 @ActiveProfiles("etcd")
 class EtcdProfileTests extends AbstractProfileTests {

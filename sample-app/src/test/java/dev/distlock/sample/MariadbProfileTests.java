@@ -7,7 +7,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Profile {@code mariadb}: locks and data in the local MariaDB, in a database of this test's own.
+ * Profile {@code mariadb}: locks and data in the local MariaDB, in a database of this
+ * test's own.
  */
 @ActiveProfiles("mariadb")
 class MariadbProfileTests extends AbstractProfileTests {

@@ -7,7 +7,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Profile {@code postgres}: locks and data in the local PostgreSQL, in a schema of this test's own.
+ * Profile {@code postgres}: locks and data in the local PostgreSQL, in a schema of this
+ * test's own.
  */
 @ActiveProfiles("postgres")
 class PostgresProfileTests extends AbstractProfileTests {

@@ -16,7 +16,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Profile {@code redis}: locks in the local Redis through Spring Data Redis; data on a private H2 file.
+ * Profile {@code redis}: locks in the local Redis through Spring Data Redis; data on a
+ * private H2 file.
  */
 @ActiveProfiles("redis")
 class RedisProfileTests extends AbstractProfileTests {

@@ -12,7 +12,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Profile {@code redisson}: locks through a RedissonClient on the local Redis; data on a private H2 file.
+ * Profile {@code redisson}: locks through a RedissonClient on the local Redis; data on a
+ * private H2 file.
  */
 @ActiveProfiles("redisson")
 class RedissonProfileTests extends AbstractProfileTests {
@@ -35,7 +36,8 @@ class RedissonProfileTests extends AbstractProfileTests {
 
 	@AfterEach
 	void deleteKeys() {
-		// fencing counters and semaphore sizes outlive the locks; leave nothing in the shared Redis
+		// fencing counters and semaphore sizes outlive the locks; leave nothing in the
+		// shared Redis
 		this.redisson.getKeys().deleteByPattern("*" + KEY_PREFIX + "*");
 	}
 

@@ -10,8 +10,8 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestClient;
 
 /**
- * A small HTTP client for one running instance of the sample: answers are status + JSON object, never exceptions, so
- * tests can assert on 409s as on 200s.
+ * A small HTTP client for one running instance of the sample: answers are status + JSON
+ * object, never exceptions, so tests can assert on 409s as on 200s.
  */
 final class SampleHttp {
 

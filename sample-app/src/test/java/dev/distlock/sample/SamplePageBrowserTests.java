@@ -29,10 +29,11 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The page at {@code /} in a real browser: Debian's headless Chromium driven by Selenium through Debian's
- * chromedriver. It opens the page, presses the stock demo's button and reads the timeline the page drew: the six
- * reservations of one SKU held the lock one after another (each hold ended before the next was granted) and their
- * fencing tokens rose in that order. Chromium missing fails the test with the command that installs it.
+ * The page at {@code /} in a real browser: Debian's headless Chromium driven by Selenium
+ * through Debian's chromedriver. It opens the page, presses the stock demo's button and
+ * reads the timeline the page drew: the six reservations of one SKU held the lock one
+ * after another (each hold ended before the next was granted) and their fencing tokens
+ * rose in that order. Chromium missing fails the test with the command that installs it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.scheduling.enabled=false", "sample.instance-name=browser-test" })
@@ -62,8 +63,7 @@ class SamplePageBrowserTests {
 					+ "sudo apt-get update && sudo apt-get install -y chromium chromium-driver (.ci/run does)");
 		}
 		// the Debian driver, not Selenium Manager, which would try to download one
-		ChromeDriverService service = new ChromeDriverService.Builder()
-			.usingDriverExecutable(CHROMEDRIVER.toFile())
+		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
 			.usingAnyFreePort()
 			.withLogFile(new File("target/chromedriver.log"))
 			.build();
@@ -85,7 +85,8 @@ class SamplePageBrowserTests {
 	void stockDemoShowsHoldsOneAfterAnotherWithRisingTokens() {
 		browser.get("http://localhost:" + this.port + "/");
 		WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
-		wait.ignoring(StaleElementReferenceException.class); // the page redraws its parts as it polls
+		wait.ignoring(StaleElementReferenceException.class); // the page redraws its parts
+																// as it polls
 		wait.withMessage("the page to show this instance's name and a healthy backend")
 			.until((page) -> page.findElement(By.id("instance")).getText().equals("browser-test")
 					&& page.findElement(By.id("backend-status")).getText().equals("UP"));
@@ -95,8 +96,7 @@ class SamplePageBrowserTests {
 
 		wait.withMessage("the stock demo's run to finish on the page")
 			.until((page) -> !page.findElements(By.cssSelector("#runs li.done[data-demo='STOCK']")).isEmpty());
-		wait.withMessage("six released holds of the SKU on the timeline")
-			.until((page) -> holds(page).size() >= 6);
+		wait.withMessage("six released holds of the SKU on the timeline").until((page) -> holds(page).size() >= 6);
 		List<Hold> holds = holds(browser);
 		assertThat(holds).as("reservations on the timeline").hasSize(6);
 		holds.sort(Comparator.comparingDouble(Hold::acquired));
@@ -113,8 +113,9 @@ class SamplePageBrowserTests {
 	}
 
 	/**
-	 * The released holds of the demo's SKU as the page drew them, read in one script: the page redraws the timeline
-	 * every half second, so elements found one call earlier may be gone.
+	 * The released holds of the demo's SKU as the page drew them, read in one script: the
+	 * page redraws the timeline every half second, so elements found one call earlier may
+	 * be gone.
 	 */
 	private static List<Hold> holds(WebDriver page) {
 		List<?> rows = (List<?>) ((JavascriptExecutor) page).executeScript(

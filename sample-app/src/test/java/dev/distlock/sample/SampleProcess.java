@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.test.TestServers;
 
 /**
- * The sample application in a JVM process of its own, started from this test's class path: as real a second
- * instance as one machine gives. Its output goes to {@code target/<name>.log}.
+ * The sample application in a JVM process of its own, started from this test's class
+ * path: as real a second instance as one machine gives. Its output goes to
+ * {@code target/<name>.log}.
  */
 final class SampleProcess implements AutoCloseable {
 
@@ -41,7 +42,8 @@ final class SampleProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Starts an instance with JVM options and waits until it answers on its health endpoint.
+	 * Starts an instance with JVM options and waits until it answers on its health
+	 * endpoint.
 	 * @param name the instance's name ({@code sample.instance-name}), also its log's name
 	 * @param jvmOptions options of the JVM, such as {@code -Dspring.aot.enabled=true}
 	 * @param arguments further {@code --property=value} arguments
@@ -52,7 +54,8 @@ final class SampleProcess implements AutoCloseable {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xmx384m");
-		command.add("-XX:TieredStopAtLevel=1"); // starts faster; the instances do little work
+		command.add("-XX:TieredStopAtLevel=1"); // starts faster; the instances do little
+												// work
 		command.addAll(jvmOptions);
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
@@ -60,9 +63,7 @@ final class SampleProcess implements AutoCloseable {
 		command.add("--server.port=" + port);
 		command.add("--sample.instance-name=" + name);
 		command.addAll(arguments);
-		Process process = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(log.toFile())
-			.start();
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		SampleProcess instance = new SampleProcess(name, process, log, port);
 		try {
 			instance.awaitReady(Duration.ofSeconds(120));
@@ -86,8 +87,8 @@ final class SampleProcess implements AutoCloseable {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
-				throw new AssertionError("Instance " + this.name + " exited with " + this.process.exitValue() + ":\n"
-						+ tail());
+				throw new AssertionError(
+						"Instance " + this.name + " exited with " + this.process.exitValue() + ":\n" + tail());
 			}
 			try {
 				if (this.http.get("/actuator/health").status() == 200) {
@@ -122,7 +123,8 @@ final class SampleProcess implements AutoCloseable {
 
 	@Override
 	public void close() throws InterruptedException {
-		this.process.destroy(); // SIGTERM: Spring closes the context and releases what it holds
+		this.process.destroy(); // SIGTERM: Spring closes the context and releases what it
+								// holds
 		if (!this.process.waitFor(20, TimeUnit.SECONDS)) {
 			this.process.destroyForcibly();
 			this.process.waitFor(10, TimeUnit.SECONDS);

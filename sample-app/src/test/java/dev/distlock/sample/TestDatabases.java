@@ -13,9 +13,10 @@ import dev.distlock.test.TestServers;
 import dev.distlock.test.TestServers.JdbcServer;
 
 /**
- * Databases of the sample's tests, each private to one test class so that parallel runs (and other engineers' tests
- * on the shared servers) never see each other's rows: an H2 file under {@code target/}, a PostgreSQL schema, a MariaDB
- * database, each randomly named and dropped afterwards.
+ * Databases of the sample's tests, each private to one test class so that parallel runs
+ * (and other engineers' tests on the shared servers) never see each other's rows: an H2
+ * file under {@code target/}, a PostgreSQL schema, a MariaDB database, each randomly
+ * named and dropped afterwards.
  */
 final class TestDatabases {
 
@@ -28,20 +29,25 @@ final class TestDatabases {
 		return "sample_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 	}
 
-	/** A fresh H2 file database in AUTO_SERVER mode, like the application's default one. */
+	/**
+	 * A fresh H2 file database in AUTO_SERVER mode, like the application's default one.
+	 */
 	static String h2Url() {
 		Path dir = Path.of("target", "h2", randomName()).toAbsolutePath();
 		return "jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE";
 	}
 
-	/** A fresh H2 file database for a test class: the same URL however often the property is read. */
+	/**
+	 * A fresh H2 file database for a test class: the same URL however often the property
+	 * is read.
+	 */
 	static String h2Url(Class<?> testClass) {
 		return CREATED.computeIfAbsent("h2:" + testClass.getName(), (k) -> h2Url());
 	}
 
 	/**
-	 * Creates a schema in the local PostgreSQL (once per name: property suppliers are called more than once) and
-	 * answers a URL whose connections use it.
+	 * Creates a schema in the local PostgreSQL (once per name: property suppliers are
+	 * called more than once) and answers a URL whose connections use it.
 	 */
 	static String createPostgresSchema(String schema) {
 		return CREATED.computeIfAbsent("postgres:" + schema, (k) -> {

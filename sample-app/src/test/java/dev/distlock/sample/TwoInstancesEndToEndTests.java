@@ -20,11 +20,13 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Two instances of the sample, each a JVM process of its own on its own port, on the default configuration: the JDBC
- * backend on one H2 file database in AUTO_SERVER mode (the first instance opens the file, the second reaches it over
- * TCP), which is what a newcomer gets by starting the application twice. Driven over HTTP at the same time, they
- * hold a lock one at a time with growing fencing tokens, keep the counters they protect exact, fence off a holder
- * paused past its lease, and run the once-per-cluster job on exactly one of them.
+ * Two instances of the sample, each a JVM process of its own on its own port, on the
+ * default configuration: the JDBC backend on one H2 file database in AUTO_SERVER mode
+ * (the first instance opens the file, the second reaches it over TCP), which is what a
+ * newcomer gets by starting the application twice. Driven over HTTP at the same time,
+ * they hold a lock one at a time with growing fencing tokens, keep the counters they
+ * protect exact, fence off a holder paused past its lease, and run the once-per-cluster
+ * job on exactly one of them.
  */
 class TwoInstancesEndToEndTests {
 
@@ -38,7 +40,8 @@ class TwoInstancesEndToEndTests {
 				"--sample.report-job.initial-delay=1h", "--sample.report-job.interval=1h",
 				"--sample.report-job.duration=2s", "--sample.report-job.hold-at-least=1s", "--sample.account.lease=1s",
 				"--sample.car-park.wait=300ms");
-		// one after the other: the second finds the database file open and connects to the first's TCP server
+		// one after the other: the second finds the database file open and connects to
+		// the first's TCP server
 		first = SampleProcess.start("instance-a", arguments);
 		second = SampleProcess.start("instance-b", arguments);
 	}
@@ -117,11 +120,13 @@ class TwoInstancesEndToEndTests {
 		first.http().post("/accounts/" + account + "/deposits?amount=1").ok();
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		try {
-			// instance a reads the balance, then stalls 3 s, far beyond its 1 s lease, before writing
-			Future<Answer> paused = executor.submit(
-					() -> first.http().post("/accounts/" + account + "/deposits?amount=100&pauseMillis=3000"));
+			// instance a reads the balance, then stalls 3 s, far beyond its 1 s lease,
+			// before writing
+			Future<Answer> paused = executor
+				.submit(() -> first.http().post("/accounts/" + account + "/deposits?amount=100&pauseMillis=3000"));
 			long pausedToken = awaitHeld(first, "account:" + account);
-			// instance b gets the lock once a's lease ran out, and writes with a newer token
+			// instance b gets the lock once a's lease ran out, and writes with a newer
+			// token
 			Answer successor = second.http().post("/accounts/" + account + "/deposits?amount=5").ok();
 			assertThat(successor.number("lockToken")).isGreaterThan(pausedToken);
 			Answer refused = paused.get(30, TimeUnit.SECONDS);

@@ -7,8 +7,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Profile {@code zookeeper}: locks in a real ZooKeeper server started in this JVM (nothing runs ZooKeeper on the
- * build machine), only the connect string changed; data on a private H2 file.
+ * Profile {@code zookeeper}: locks in a real ZooKeeper server started in this JVM
+ * (nothing runs ZooKeeper on the build machine), only the connect string changed; data on
+ * a private H2 file.
  */
 @ExtendWith(ZooKeeperServerExtension.class)
 @ActiveProfiles("zookeeper")

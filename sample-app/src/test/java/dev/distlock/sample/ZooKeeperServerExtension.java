@@ -5,8 +5,9 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts a real ZooKeeper server in this JVM (Curator's {@link TestingServer}) before the test class and stops it
- * when the class's extension context closes, which is after Spring's test context (and its Curator client) closed.
+ * Starts a real ZooKeeper server in this JVM (Curator's {@link TestingServer}) before the
+ * test class and stops it when the class's extension context closes, which is after
+ * Spring's test context (and its Curator client) closed.
  */
 final class ZooKeeperServerExtension implements BeforeAllCallback {
 

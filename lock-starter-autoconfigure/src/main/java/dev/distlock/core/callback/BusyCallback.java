@@ -4,8 +4,9 @@ import dev.distlock.core.LockAcquisitionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@code LockTemplate.execute(LockRequest, LockCallback, BusyCallback, AsyncHold)} does when the lock stays busy
- * for the whole wait: throw (the default), skip, or call a fallback.
+ * What {@code LockTemplate.execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}
+ * does when the lock stays busy for the whole wait: throw (the default), skip, or call a
+ * fallback.
  *
  * @param <T> the result type
  * @since 0.1.0

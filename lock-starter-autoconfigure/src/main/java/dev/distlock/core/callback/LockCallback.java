@@ -5,7 +5,9 @@ import dev.distlock.core.LockContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The work {@code LockTemplate.execute(LockRequest, LockCallback, BusyCallback, AsyncHold)} runs under the lock.
+ * The work
+ * {@code LockTemplate.execute(LockRequest, LockCallback, BusyCallback, AsyncHold)} runs
+ * under the lock.
  *
  * @param <T> the result type
  * @since 0.1.0

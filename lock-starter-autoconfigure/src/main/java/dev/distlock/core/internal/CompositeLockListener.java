@@ -11,9 +11,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fans one event out to every registered {@link LockListener}, logging and ignoring a listener's exception. The
- * template holds none at all when no listener is registered, so the hot path pays nothing for observability it
- * does not use.
+ * Fans one event out to every registered {@link LockListener}, logging and ignoring a
+ * listener's exception. The template holds none at all when no listener is registered, so
+ * the hot path pays nothing for observability it does not use.
  */
 final class CompositeLockListener implements LockListener {
 

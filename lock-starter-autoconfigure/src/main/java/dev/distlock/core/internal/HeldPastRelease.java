@@ -10,10 +10,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Ends holds kept past their release ({@code holdAtLeast}) on backends whose locks do not expire on their own
- * ({@link LockProvider#expiresLeases()} is {@code false}, ZooKeeper): once the hold is over, the lock is released
- * (owner-checked) from one shared daemon thread, created on first use. A crash of the process ends such a hold
- * earlier, with its backend session.
+ * Ends holds kept past their release ({@code holdAtLeast}) on backends whose locks do not
+ * expire on their own ({@link LockProvider#expiresLeases()} is {@code false}, ZooKeeper):
+ * once the hold is over, the lock is released (owner-checked) from one shared daemon
+ * thread, created on first use. A crash of the process ends such a hold earlier, with its
+ * backend session.
  */
 final class HeldPastRelease {
 

@@ -1,9 +1,10 @@
 package dev.distlock.core.internal;
 
 /**
- * What a lease ({@link ManagedLease}) tells the code that made it, so that the lease depends on nothing above it: the end of
- * a hold (released or lost), the events listeners observe, and that it needs the lease clock's attention.
- * {@link LeaseTable} is the one implementation. Generic in the lease's type, so that the host's contract names nothing
+ * What a lease ({@link ManagedLease}) tells the code that made it, so that the lease
+ * depends on nothing above it: the end of a hold (released or lost), the events listeners
+ * observe, and that it needs the lease clock's attention. {@link LeaseTable} is the one
+ * implementation. Generic in the lease's type, so that the host's contract names nothing
  * of the lease that reports to it.
  *
  * @param <L> the lease type
@@ -11,8 +12,9 @@ package dev.distlock.core.internal;
 interface LeaseHost<L> {
 
 	/**
-	 * The lease ended: its outermost hold was released, or it was lost. Called once per lease, before the backend
-	 * release (if any) is sent, so that local bookkeeping never waits for the backend.
+	 * The lease ended: its outermost hold was released, or it was lost. Called once per
+	 * lease, before the backend release (if any) is sent, so that local bookkeeping never
+	 * waits for the backend.
 	 * @param lease the lease
 	 */
 	void ended(L lease);
@@ -44,8 +46,9 @@ interface LeaseHost<L> {
 	boolean interruptOnLoss();
 
 	/**
-	 * The lease must be told when its time runs out although the watchdog does not renew it (someone listens for
-	 * its loss): the host has the lease clock watch it. Called at most once per lease.
+	 * The lease must be told when its time runs out although the watchdog does not renew
+	 * it (someone listens for its loss): the host has the lease clock watch it. Called at
+	 * most once per lease.
 	 * @param lease the lease
 	 */
 	void watch(L lease);

@@ -19,12 +19,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The lease clock shared by every lease of a {@code LockTemplate}: one daemon thread that ticks while leases need it,
- * sends the watchdog renewals that fall due together to each backend as one batch
- * ({@link LockProvider#renewAll(java.util.List, Duration)}), and reports a watched lease lost when its time runs out.
- * Fixed leases nobody listens to never reach it: they are judged lazily by their own clock. Renewals run on a
- * small pool (one thread unless configured otherwise), never on the clock thread, so a backend call that hangs
- * delays no expiry; a renewal never blocks a release, and an answer that comes after the lease ran out counts as lost.
+ * The lease clock shared by every lease of a {@code LockTemplate}: one daemon thread that
+ * ticks while leases need it, sends the watchdog renewals that fall due together to each
+ * backend as one batch ({@link LockProvider#renewAll(java.util.List, Duration)}), and
+ * reports a watched lease lost when its time runs out. Fixed leases nobody listens to
+ * never reach it: they are judged lazily by their own clock. Renewals run on a small pool
+ * (one thread unless configured otherwise), never on the clock thread, so a backend call
+ * that hangs delays no expiry; a renewal never blocks a release, and an answer that comes
+ * after the lease ran out counts as lost.
  *
  * @since 0.1.0
  */
@@ -56,8 +58,10 @@ final class LeaseRenewer implements AutoCloseable {
 	private volatile boolean closed;
 
 	/**
-	 * Creates a renewer; the clock ticks at a tenth of the watchdog interval, between 10 and 100 ms.
-	 * @param threads how many renewal batches may be in flight at once (the clock thread comes on top)
+	 * Creates a renewer; the clock ticks at a tenth of the watchdog interval, between 10
+	 * and 100 ms.
+	 * @param threads how many renewal batches may be in flight at once (the clock thread
+	 * comes on top)
 	 * @param watchdogInterval how often a watchdog lease is renewed
 	 */
 	LeaseRenewer(int threads, Duration watchdogInterval) {
@@ -70,7 +74,10 @@ final class LeaseRenewer implements AutoCloseable {
 				Math.min(tick, TimeUnit.MILLISECONDS.toNanos(100)));
 	}
 
-	/** Starts watching a lease: renewing it (watchdog) and reporting its loss when its time runs out. */
+	/**
+	 * Starts watching a lease: renewing it (watchdog) and reporting its loss when its
+	 * time runs out.
+	 */
 	void watch(ManagedLease<?> lease) {
 		if (this.closed) {
 			return;
@@ -188,7 +195,8 @@ final class LeaseRenewer implements AutoCloseable {
 	}
 
 	/**
-	 * Number of leases the clock watches now (watchdog leases, and fixed leases someone listens to).
+	 * Number of leases the clock watches now (watchdog leases, and fixed leases someone
+	 * listens to).
 	 * @return the number of watched leases
 	 */
 	int watchedLeases() {
@@ -204,7 +212,8 @@ final class LeaseRenewer implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the clock and the renewals. Leases still held then end with their backend lease.
+	 * Stops the clock and the renewals. Leases still held then end with their backend
+	 * lease.
 	 */
 	@Override
 	public void close() {

@@ -15,9 +15,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The leases a template holds, and the {@link LeaseHost} they report to: a lease's end removes it from the table,
- * frees its local queue place and its watch, and (when lost) releases it on the backend in the background; its events
- * reach the listeners. Also the one background thread for clean-up that must never delay a caller.
+ * The leases a template holds, and the {@link LeaseHost} they report to: a lease's end
+ * removes it from the table, frees its local queue place and its watch, and (when lost)
+ * releases it on the backend in the background; its events reach the listeners. Also the
+ * one background thread for clean-up that must never delay a caller.
  */
 final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 
@@ -69,7 +70,8 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 		this.queue.exit(lease.takeSlot(), lease);
 		this.renewer.unwatch(lease);
 		if (lease.state() == ManagedLease.LOST) {
-			// a lost lease's lock is released on the backend too (owner-checked, in the background): backends whose
+			// a lost lease's lock is released on the backend too (owner-checked, in the
+			// background): backends whose
 			// leases the holder enforces (ZooKeeper) would keep it otherwise
 			inBackground(lease::releaseBackend);
 		}
@@ -112,8 +114,8 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 	}
 
 	/**
-	 * Tells every running holder its lease is lost, releases the held locks on the backends (in the background,
-	 * waiting at most {@code timeout}), and stops the clock.
+	 * Tells every running holder its lease is lost, releases the held locks on the
+	 * backends (in the background, waiting at most {@code timeout}), and stops the clock.
 	 */
 	void close(Duration timeout) {
 		List<ManagedLease<?>> held = active();

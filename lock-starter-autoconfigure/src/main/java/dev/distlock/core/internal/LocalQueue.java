@@ -10,19 +10,22 @@ import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Local queueing: threads of this JVM that want the same lock line up here, so that only one of them at a time
- * talks to the backend. For exclusive types the place is kept for the whole hold (the others wait without network
- * traffic and are woken on release); for shared types only while acquiring. MUTEX and WRITE let a newcomer take a
- * freed place before a woken waiter (as {@code ReentrantLock} does by default: no wake-up per hand-over); FAIR queues
- * first come first served.
+ * Local queueing: threads of this JVM that want the same lock line up here, so that only
+ * one of them at a time talks to the backend. For exclusive types the place is kept for
+ * the whole hold (the others wait without network traffic and are woken on release); for
+ * shared types only while acquiring. MUTEX and WRITE let a newcomer take a freed place
+ * before a woken waiter (as {@code ReentrantLock} does by default: no wake-up per
+ * hand-over); FAIR queues first come first served.
  * <p>
- * A place ends with its lease, however the lease ends: released, lost, or out of time. No timer is needed for the
- * last: a waiter bounds its wait by the holder's lease end and, once that has passed, marks the holder lost (which
- * frees the place) and takes over. Nothing of this runs while nobody waits.
+ * A place ends with its lease, however the lease ends: released, lost, or out of time. No
+ * timer is needed for the last: a waiter bounds its wait by the holder's lease end and,
+ * once that has passed, marks the holder lost (which frees the place) and takes over.
+ * Nothing of this runs while nobody waits.
  * <p>
- * An idle place stays in its map for the next acquisition of the key (a hot key allocates nothing per call); idle
- * places are swept in bulk when a map has grown past twice what it kept at its last sweep (and at least
- * {@value #SWEEP_SLACK} places), so memory stays bounded and the sweep costs O(1) per call on average.
+ * An idle place stays in its map for the next acquisition of the key (a hot key allocates
+ * nothing per call); idle places are swept in bulk when a map has grown past twice what
+ * it kept at its last sweep (and at least {@value #SWEEP_SLACK} places), so memory stays
+ * bounded and the sweep costs O(1) per call on average.
  */
 final class LocalQueue {
 
@@ -40,8 +43,8 @@ final class LocalQueue {
 	}
 
 	/**
-	 * What holds a place: a lease, seen only through what the queue needs to bound a wait and to take an expired
-	 * holder's place over.
+	 * What holds a place: a lease, seen only through what the queue needs to bound a wait
+	 * and to take an expired holder's place over.
 	 */
 	interface Holder {
 
@@ -52,7 +55,8 @@ final class LocalQueue {
 		boolean isHeld();
 
 		/**
-		 * When the holder's lease ends by its own clock, on the {@link System#nanoTime()} scale.
+		 * When the holder's lease ends by its own clock, on the {@link System#nanoTime()}
+		 * scale.
 		 * @return the expiry
 		 */
 		long expiryNanos();
@@ -60,8 +64,9 @@ final class LocalQueue {
 	}
 
 	/**
-	 * Takes the lock's place for the holder, waiting at most until the deadline. A holder whose lease ran out by its
-	 * clock is displaced ({@link Slot#takeDisplaced()}): the caller ends it before asking the backend.
+	 * Takes the lock's place for the holder, waiting at most until the deadline. A holder
+	 * whose lease ran out by its clock is displaced ({@link Slot#takeDisplaced()}): the
+	 * caller ends it before asking the backend.
 	 * @return the place, or {@code null} if the deadline passed first
 	 */
 	@Nullable Slot enter(Holder holder, String key, LockType type, long deadlineNanos, boolean tryOnce)
@@ -85,8 +90,8 @@ final class LocalQueue {
 	}
 
 	/**
-	 * Gives up a holder's place and lets the next local thread in; a place already taken over by another holder is
-	 * only left.
+	 * Gives up a holder's place and lets the next local thread in; a place already taken
+	 * over by another holder is only left.
 	 * @param slot the place, or {@code null} for none
 	 * @param holder the holder that had it
 	 */
@@ -169,7 +174,10 @@ final class LocalQueue {
 
 	}
 
-	/** One lock's place: state 1 while a lease holds it; users counts holders and waiters, -1 once removed. */
+	/**
+	 * One lock's place: state 1 while a lease holds it; users counts holders and waiters,
+	 * -1 once removed.
+	 */
 	static final class Slot extends AbstractQueuedSynchronizer {
 
 		private static final long serialVersionUID = 1L;
@@ -197,9 +205,10 @@ final class LocalQueue {
 
 		private volatile int users;
 
-		volatile transient @Nullable Holder holder;
+		transient volatile @Nullable Holder holder;
 
-		private transient @Nullable Holder displaced; // written and read by the thread that took the place over
+		private transient @Nullable Holder displaced; // written and read by the thread
+														// that took the place over
 
 		Slot(Places places, String key, boolean fair) {
 			this.places = places;
@@ -247,7 +256,8 @@ final class LocalQueue {
 				Holder current = this.holder;
 				long wait = remaining;
 				if (current != null && current.isHeld()) {
-					// the holder's lease bounds the wait: past its end the place is taken over
+					// the holder's lease bounds the wait: past its end the place is taken
+					// over
 					wait = Math.min(wait, Math.max(0, current.expiryNanos() - now) + TAKEOVER_SLACK_NANOS);
 				}
 				if (tryAcquireNanos(1, wait)) {
@@ -282,8 +292,10 @@ final class LocalQueue {
 				return true;
 			}
 			Holder current = this.holder;
-			// a holder whose lease ran out by its own clock gives its place up to the first thread that finds it so:
-			// the place changes hands without being opened, and that thread ends the holder before going on
+			// a holder whose lease ran out by its own clock gives its place up to the
+			// first thread that finds it so:
+			// the place changes hands without being opened, and that thread ends the
+			// holder before going on
 			if (current != null && current.isHeld() && System.nanoTime() - current.expiryNanos() >= 0
 					&& HOLDER.compareAndSet(this, current, null)) {
 				this.displaced = current;

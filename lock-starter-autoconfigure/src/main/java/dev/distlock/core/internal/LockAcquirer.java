@@ -18,9 +18,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One key's acquisition: re-entry by the holding thread, the local queue, the backend's grant within the wait, and a
- * lease on the clock. What it hands out reports to the {@link LeaseTable}; what is built on top (several keys,
- * running work under a lease) calls it and is never called back.
+ * One key's acquisition: re-entry by the holding thread, the local queue, the backend's
+ * grant within the wait, and a lease on the clock. What it hands out reports to the
+ * {@link LeaseTable}; what is built on top (several keys, running work under a lease)
+ * calls it and is never called back.
  */
 final class LockAcquirer {
 
@@ -60,8 +61,10 @@ final class LockAcquirer {
 	/**
 	 * Acquires one key within the request's wait.
 	 * @param request a single-key request
-	 * @return the lease (a nested one when the calling thread re-enters), or {@code null} if the wait ran out
-	 * @throws LockAcquisitionException if the backend failed, the thread was interrupted, or the engine is closed
+	 * @return the lease (a nested one when the calling thread re-enters), or {@code null}
+	 * if the wait ran out
+	 * @throws LockAcquisitionException if the backend failed, the thread was interrupted,
+	 * or the engine is closed
 	 */
 	@Nullable EngineLease acquire(LockRequest request) {
 		if (this.closed) {
@@ -75,7 +78,8 @@ final class LockAcquirer {
 		if (type.isReentrant()) {
 			ManagedLease<?> held = this.reentry.find(provider, request.key(), type);
 			if (held != null) {
-				// only a lease still valid by its clock is re-entered; one that ended (lost, ran out, forgotten)
+				// only a lease still valid by its clock is re-entered; one that ended
+				// (lost, ran out, forgotten)
 				// gives way to a new acquisition, which takes its local place over
 				if (held.isValid() && held.addHold()) {
 					return new NestedLease(held);
@@ -95,9 +99,9 @@ final class LockAcquirer {
 		String prefix = this.settings.keyPrefix();
 		ManagedLease<H> lease = new ManagedLease<>(this.leases, provider, request,
 				(prefix.isEmpty() ? request.key() : prefix + request.key()),
-				HoldAtLeast.backendLease(request, fixed, this.settings.watchdogLease()),
-				this.ownerPrefix, this.ownerSequence.incrementAndGet(),
-				deadline + Timing.saturatedNanos(this.settings.callTimeout()), fixed == null);
+				HoldAtLeast.backendLease(request, fixed, this.settings.watchdogLease()), this.ownerPrefix,
+				this.ownerSequence.incrementAndGet(), deadline + Timing.saturatedNanos(this.settings.callTimeout()),
+				fixed == null);
 		LockAttempt attempt = lease.attempt();
 		boolean queued = type.isExclusive() || !tryOnce;
 		H held;
@@ -119,7 +123,8 @@ final class LockAcquirer {
 					+ provider.name() + ": " + ex.getMessage(), ex);
 		}
 		if (held == null) {
-			// a definite "not in time": leave any queue place now, so the caller's next attempt finds it gone
+			// a definite "not in time": leave any queue place now, so the caller's next
+			// attempt finds it gone
 			this.queue.exit(lease.takeSlot(), lease);
 			abandon(provider, attempt);
 			failed(request, provider, start, null);
@@ -127,13 +132,15 @@ final class LockAcquirer {
 		}
 		lease.granted(held, attempt.sentNanos(System.nanoTime()));
 		if (lease.isOutOfTime(System.nanoTime())) {
-			// the reply came after the lease it set had run out (counted from the request): another process may hold
-			// the lock by now, so the work must not run; the lease ends lost and its lock is released in the background
+			// the reply came after the lease it set had run out (counted from the
+			// request): another process may hold
+			// the lock by now, so the work must not run; the lease ends lost and its lock
+			// is released in the background
 			lease.markLost("it was granted after its lease of " + lease.renewLease() + " had run out");
 			failed(request, provider, start, null);
-			throw new LockAcquisitionException("Lock '" + request.key() + "' on " + provider.name()
-					+ " was granted after its lease of " + lease.renewLease() + " had run out (a slow reply); "
-					+ "nothing ran under it");
+			throw new LockAcquisitionException(
+					"Lock '" + request.key() + "' on " + provider.name() + " was granted after its lease of "
+							+ lease.renewLease() + " had run out (a slow reply); " + "nothing ran under it");
 		}
 		if (queued && !type.isExclusive()) {
 			this.queue.exit(lease.takeSlot(), lease);
@@ -159,7 +166,10 @@ final class LockAcquirer {
 		return lease;
 	}
 
-	/** Takes the local place; a holder found out of time there is ended (and released) before the backend is asked. */
+	/**
+	 * Takes the local place; a holder found out of time there is ended (and released)
+	 * before the backend is asked.
+	 */
 	private boolean enterQueue(ManagedLease<?> lease, LockRequest request, long deadline, boolean tryOnce)
 			throws InterruptedException {
 		LocalQueue.Slot slot = this.queue.enter(lease, request.key(), request.type(), deadline, tryOnce);
@@ -174,12 +184,16 @@ final class LockAcquirer {
 		return true;
 	}
 
-	/** An attempt failed with an unknown outcome: the lock may be held, and cleaning up may hang as well. */
+	/**
+	 * An attempt failed with an unknown outcome: the lock may be held, and cleaning up
+	 * may hang as well.
+	 */
 	private void giveUp(LockProvider<?> provider, ManagedLease<?> lease, LockRequest request, long start,
 			Throwable error) {
 		this.queue.exit(lease.takeSlot(), lease);
 		LockAttempt attempt = lease.attempt();
-		// a maybe-held attempt is cleaned up in the background: the caller never waits for it
+		// a maybe-held attempt is cleaned up in the background: the caller never waits
+		// for it
 		this.leases.inBackground(() -> abandon(provider, attempt));
 		failed(request, provider, start, error);
 	}

@@ -23,10 +23,11 @@ import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The engine behind {@code LockTemplate}, and its one execution path: acquire (one key through
- * {@link LockAcquirer}, several through {@link MultiKeyLocks}), run the work with the lease current, judge the lease
- * by its clock when the work ends, release, or hand the hold to an asynchronous result. Internal: its signatures may
- * change in any release; use {@code LockTemplate}.
+ * The engine behind {@code LockTemplate}, and its one execution path: acquire (one key
+ * through {@link LockAcquirer}, several through {@link MultiKeyLocks}), run the work with
+ * the lease current, judge the lease by its clock when the work ends, release, or hand
+ * the hold to an asynchronous result. Internal: its signatures may change in any release;
+ * use {@code LockTemplate}.
  */
 public final class LockExecutor {
 
@@ -54,8 +55,8 @@ public final class LockExecutor {
 	 * @param defaultProvider the name of the one used when a request names none
 	 * @param settings defaults and tuning
 	 * @param listeners observers of every acquisition, release, renewal and loss
-	 * @throws dev.distlock.core.LockConfigurationException if there is no provider, names clash or the default is
-	 * unknown
+	 * @throws dev.distlock.core.LockConfigurationException if there is no provider, names
+	 * clash or the default is unknown
 	 */
 	public LockExecutor(Collection<? extends LockProvider<?>> providers, String defaultProvider, LockSettings settings,
 			List<? extends LockListener> listeners) {
@@ -77,7 +78,8 @@ public final class LockExecutor {
 	 * @param request what to lock
 	 * @param action the guarded work
 	 * @param busy what to do when the lock stays busy
-	 * @param async how to hold the lock until an asynchronous result completes, or {@code null}
+	 * @param async how to hold the lock until an asynchronous result completes, or
+	 * {@code null}
 	 * @return the result
 	 * @throws Throwable what the action or the busy callback throws
 	 */
@@ -87,7 +89,8 @@ public final class LockExecutor {
 		if (lease == null) {
 			return busy.whenBusy(timedOut(request));
 		}
-		// only the outermost hold sets and clears the worker: a nested one runs inside it, on the same thread
+		// only the outermost hold sets and clears the worker: a nested one runs inside
+		// it, on the same thread
 		ManagedLease<?> worked = (this.interruptOnLoss && lease instanceof ManagedLease<?> managed) ? managed : null;
 		if (worked != null) {
 			worked.worker(Thread.currentThread());
@@ -109,7 +112,8 @@ public final class LockExecutor {
 		endWork(lease, worked);
 		if (async != null && result != null) {
 			if (lease.isOuterHold()) {
-				// the calling thread is done with the lock; a second call from it must wait, not re-enter
+				// the calling thread is done with the lock; a second call from it must
+				// wait, not re-enter
 				detach(lease);
 			}
 			return async.hold(result, lease, completion(lease));
@@ -127,7 +131,8 @@ public final class LockExecutor {
 		if (worked != null) {
 			worked.worker(null);
 			if (worked.wasLost()) {
-				// the interrupt was meant for the guarded work only; do not leak it to the caller
+				// the interrupt was meant for the guarded work only; do not leak it to
+				// the caller
 				Thread.interrupted();
 			}
 		}
@@ -155,7 +160,8 @@ public final class LockExecutor {
 	 * Acquires the requested lock within its wait.
 	 * @param request what to lock
 	 * @return the lease, or {@code null} if the wait ran out
-	 * @throws LockAcquisitionException if the backend failed, the thread was interrupted or the engine is closed
+	 * @throws LockAcquisitionException if the backend failed, the thread was interrupted
+	 * or the engine is closed
 	 */
 	public @Nullable Lease acquire(LockRequest request) {
 		return acquireLease(request);
@@ -172,8 +178,8 @@ public final class LockExecutor {
 	 * @return the exception
 	 */
 	public LockAcquisitionException timedOut(LockRequest request) {
-		return new LockAcquisitionException("Could not acquire " + request.type() + " lock '" + request.key()
-				+ "' on " + this.providers.get(request.provider()).name() + " within " + this.single.waitOf(request));
+		return new LockAcquisitionException("Could not acquire " + request.type() + " lock '" + request.key() + "' on "
+				+ this.providers.get(request.provider()).name() + " within " + this.single.waitOf(request));
 	}
 
 	/**
@@ -229,7 +235,8 @@ public final class LockExecutor {
 	}
 
 	/**
-	 * Releases the held lease of this owner token whatever its holds; its holder sees it as lost.
+	 * Releases the held lease of this owner token whatever its holds; its holder sees it
+	 * as lost.
 	 * @param owner the owner token
 	 * @return {@code true} if a lease was found and released
 	 */
@@ -245,8 +252,9 @@ public final class LockExecutor {
 	}
 
 	/**
-	 * Shuts down: new acquisitions fail, running holders are told their lease is lost, held locks are released on
-	 * their backends (waiting at most {@code timeout}), and the lease clock stops.
+	 * Shuts down: new acquisitions fail, running holders are told their lease is lost,
+	 * held locks are released on their backends (waiting at most {@code timeout}), and
+	 * the lease clock stops.
 	 * @param timeout the longest wait for the releases
 	 */
 	public void close(Duration timeout) {

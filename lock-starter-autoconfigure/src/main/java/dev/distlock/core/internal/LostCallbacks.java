@@ -8,8 +8,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The {@link Lease#onLost(Runnable) lost callbacks} of one lease: each runs exactly once, even when one is added while
- * the loss is being reported (whoever removes a callback from the list runs it).
+ * The {@link Lease#onLost(Runnable) lost callbacks} of one lease: each runs exactly once,
+ * even when one is added while the loss is being reported (whoever removes a callback
+ * from the list runs it).
  */
 final class LostCallbacks {
 

@@ -20,12 +20,14 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The core's lease: a backend's granted lock ({@code H}), its life ACQUIRING → HELD → (LOST) → RELEASED with its hold
- * count, and its clock. Validity is judged by the lease's own clock (its expiry, counted from when the granting
- * request or the last answered renewal was sent), never only by a flag a timer sets, so a fixed lease needs no timer
- * at all. State changes are compare-and-set: a release never waits for a renewal in flight, and a loss can be
- * reported from any thread. The lease knows nothing above it: it tells its {@link LeaseHost} when it ends, and holds
- * its {@link LocalQueue} place only as the queue's {@link LocalQueue.Holder}.
+ * The core's lease: a backend's granted lock ({@code H}), its life ACQUIRING → HELD →
+ * (LOST) → RELEASED with its hold count, and its clock. Validity is judged by the lease's
+ * own clock (its expiry, counted from when the granting request or the last answered
+ * renewal was sent), never only by a flag a timer sets, so a fixed lease needs no timer
+ * at all. State changes are compare-and-set: a release never waits for a renewal in
+ * flight, and a loss can be reported from any thread. The lease knows nothing above it:
+ * it tells its {@link LeaseHost} when it ends, and holds its {@link LocalQueue} place
+ * only as the queue's {@link LocalQueue.Holder}.
  *
  * @param <H> the backend's handle type
  */
@@ -81,7 +83,6 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private final boolean watchdog;
 
-
 	private final Thread ownerThread;
 
 	private @Nullable H held; // set once by granted(), before the lease is published
@@ -106,7 +107,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private volatile boolean releaseAtOnce;
 
-	/** Until when a release keeps the lock on the backend ({@link HoldAtLeast}); raised by extensions. */
+	/**
+	 * Until when a release keeps the lock on the backend ({@link HoldAtLeast}); raised by
+	 * extensions.
+	 */
 	private volatile long holdEndNanos;
 
 	private volatile @Nullable String reportedLoss;
@@ -133,8 +137,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private volatile boolean renewing;
 
-	// renewals and extensions in flight together: the backend may apply them in either order, whatever order their
-	// answers come back in, so while they overlap the lease ends at the earliest end any of them can have set
+	// renewals and extensions in flight together: the backend may apply them in either
+	// order, whatever order their
+	// answers come back in, so while they overlap the lease ends at the earliest end any
+	// of them can have set
 	private int extensionsInFlight; // guarded by this
 
 	private long overlapEndNanos; // guarded by this
@@ -149,12 +155,13 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	 * @param fullKey the key with {@code distlock.key-prefix}
 	 * @param backendLease the lease to set on the backend
 	 * @param ownerPrefix this engine's owner prefix, unique across processes
-	 * @param ownerSequence this acquisition's number, appended to the prefix to make the owner token
+	 * @param ownerSequence this acquisition's number, appended to the prefix to make the
+	 * owner token
 	 * @param callDeadline when every backend call of the acquisition must have returned
 	 * @param watchdog whether the watchdog renews the lease
 	 */
-	ManagedLease(LeaseHost<ManagedLease<?>> host, LockProvider<H> provider, LockRequest request, String fullKey, Duration backendLease,
-			String ownerPrefix, long ownerSequence, long callDeadline, boolean watchdog) {
+	ManagedLease(LeaseHost<ManagedLease<?>> host, LockProvider<H> provider, LockRequest request, String fullKey,
+			Duration backendLease, String ownerPrefix, long ownerSequence, long callDeadline, boolean watchdog) {
 		this.host = host;
 		this.provider = provider;
 		this.request = request;
@@ -166,8 +173,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * The backend granted the lock; the lease runs from when the granting request was sent ({@code sentNanos}) and at
-	 * the latest from now, when the answer came.
+	 * The backend granted the lock; the lease runs from when the granting request was
+	 * sent ({@code sentNanos}) and at the latest from now, when the answer came.
 	 */
 	void granted(H held, long sentNanos) {
 		this.held = held;
@@ -182,8 +189,9 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * The acquisition is complete: the lease is in the table, its queue place and its watch are set. A loss the
-	 * backend reported before ({@link #reportedLost}) is applied now, so that it ends the lease through its host.
+	 * The acquisition is complete: the lease is in the table, its queue place and its
+	 * watch are set. A loss the backend reported before ({@link #reportedLost}) is
+	 * applied now, so that it ends the lease through its host.
 	 */
 	void published() {
 		this.published = true;
@@ -193,7 +201,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		}
 	}
 
-	/** The backend reported the lock gone ({@link LockAttempt#reportLost(String)}), maybe before it was published. */
+	/**
+	 * The backend reported the lock gone ({@link LockAttempt#reportLost(String)}), maybe
+	 * before it was published.
+	 */
 	@Override
 	public void lost(String reason) {
 		this.reportedLoss = reason;
@@ -207,7 +218,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		return this.state == RELEASED;
 	}
 
-	// ---------------------------------------------------------------- what the engine reads
+	// ---------------------------------------------------------------- what the engine
+	// reads
 
 	LockProvider<H> provider() {
 		return this.provider;
@@ -254,8 +266,9 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * Whether the lease was lost at some point, also when it was released afterwards (an operator's forced release, a
-	 * shutdown): what the guarded work must be told when it ends.
+	 * Whether the lease was lost at some point, also when it was released afterwards (an
+	 * operator's forced release, a shutdown): what the guarded work must be told when it
+	 * ends.
 	 * @return {@code true} once a loss was reported
 	 */
 	boolean wasLost() {
@@ -323,7 +336,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 			markLost("the backend no longer holds it for this owner");
 		}
 		else if (this.state == HELD) {
-			// an owner-checked renewal that succeeded proves nobody held the lock in between
+			// an owner-checked renewal that succeeded proves nobody held the lock in
+			// between
 			this.renewSentNanos = sent;
 			this.renewals++;
 			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
@@ -430,7 +444,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		}
 		try {
 			if (previous == HELD) {
-				// the local queue opens once the release is sent (ordered before the next local thread's request),
+				// the local queue opens once the release is sent (ordered before the next
+				// local thread's request),
 				// so the next local thread does not find the lock busy
 				releaseBackend(true);
 			}
@@ -446,7 +461,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		}
 	}
 
-	/** The lock was taken only to be given back (a multi-key acquisition that failed): no hold-at-least applies. */
+	/**
+	 * The lock was taken only to be given back (a multi-key acquisition that failed): no
+	 * hold-at-least applies.
+	 */
 	void releaseWithoutHold() {
 		this.releaseAtOnce = true;
 		release();
@@ -477,7 +495,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		}
 	}
 
-	/** Ends the local side of a released lease (table, local queue, watch) once, whoever asks first. */
+	/**
+	 * Ends the local side of a released lease (table, local queue, watch) once, whoever
+	 * asks first.
+	 */
 	private void endLocally() {
 		if (ENDED_LOCALLY.compareAndSet(this, false, true)) {
 			this.host.ended(this);
@@ -518,8 +539,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * Sets or clears the thread interrupted if the lease is lost. Once cleared, no interrupt can arrive any more, so
-	 * none leaks to the next task of a pooled thread.
+	 * Sets or clears the thread interrupted if the lease is lost. Once cleared, no
+	 * interrupt can arrive any more, so none leaks to the next task of a pooled thread.
 	 * @param worker the thread running the guarded work, or {@code null} when it is done
 	 */
 	void worker(@Nullable Thread worker) {
@@ -531,14 +552,20 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		}
 	}
 
-	/** Asks the clock to fire this lease's loss when its time runs out (only needed when someone listens). */
+	/**
+	 * Asks the clock to fire this lease's loss when its time runs out (only needed when
+	 * someone listens).
+	 */
 	private void watch() {
 		if (this.state == HELD && WATCHED.compareAndSet(this, false, true)) {
 			this.host.watch(this);
 		}
 	}
 
-	/** The lease clock watches this lease from the start (a watchdog lease, or a backend that never expires). */
+	/**
+	 * The lease clock watches this lease from the start (a watchdog lease, or a backend
+	 * that never expires).
+	 */
 	void watchedFromStart() {
 		this.watched = true;
 	}
@@ -563,8 +590,9 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * Marks the lease lost if its clock ran out and, if so, releases it on the backend on the calling thread (owner
-	 * checked, so a successor's lock is never touched): what a local waiter taking over does before it acquires.
+	 * Marks the lease lost if its clock ran out and, if so, releases it on the backend on
+	 * the calling thread (owner checked, so a successor's lock is never touched): what a
+	 * local waiter taking over does before it acquires.
 	 */
 	void endIfExpiredAndRelease(long now) {
 		if (endIfExpired(now) && this.state == LOST) {
@@ -590,7 +618,9 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		return lease;
 	}
 
-	/** A renewal or extension that would end the lease at {@code end} is about to be sent. */
+	/**
+	 * A renewal or extension that would end the lease at {@code end} is about to be sent.
+	 */
 	private synchronized void sending(long end) {
 		if (this.extensionsInFlight == 0) {
 			this.overlapEndNanos = end;
@@ -604,9 +634,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * A renewal or extension that would end the lease at {@code end} was answered (or failed, {@code renewed} then
-	 * {@code false}). Alone, a success sets the end the backend set. Overlapping others, the end becomes the earliest
-	 * any of them can have set, even if that is earlier than now: the local end must never be later than the
+	 * A renewal or extension that would end the lease at {@code end} was answered (or
+	 * failed, {@code renewed} then {@code false}). Alone, a success sets the end the
+	 * backend set. Overlapping others, the end becomes the earliest any of them can have
+	 * set, even if that is earlier than now: the local end must never be later than the
 	 * backend's.
 	 */
 	private synchronized void answered(boolean renewed, long end, long leaseNanos) {
@@ -621,8 +652,9 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	}
 
 	/**
-	 * The backend answered a renewal sent at {@code sentNanos}. An answer after the lease ran out counts as lost: the
-	 * backend may have given the lock away in between. The end only ever moves forward.
+	 * The backend answered a renewal sent at {@code sentNanos}. An answer after the lease
+	 * ran out counts as lost: the backend may have given the lock away in between. The
+	 * end only ever moves forward.
 	 */
 	void renewalAnswered(boolean renewed, long sentNanos, Duration lease) {
 		this.renewing = false;
@@ -640,7 +672,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		this.host.renewed(this);
 	}
 
-	/** A renewal failed with an unknown outcome; the clock tries again while the lease lasts. */
+	/**
+	 * A renewal failed with an unknown outcome; the clock tries again while the lease
+	 * lasts.
+	 */
 	void renewalFailed(Exception ex) {
 		Duration lease = this.renewLease;
 		answered(false, this.renewSentNanos + Timing.saturatedNanos(lease), Timing.saturatedNanos(lease));

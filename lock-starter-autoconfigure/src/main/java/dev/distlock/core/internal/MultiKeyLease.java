@@ -14,9 +14,9 @@ import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The lease of several keys locked together: one lease per key, in lock order. Valid while every key's lease is;
- * released in reverse lock order; lost when any key's lease is lost. Each key keeps its own fencing token
- * ({@link #fencingToken(String)}).
+ * The lease of several keys locked together: one lease per key, in lock order. Valid
+ * while every key's lease is; released in reverse lock order; lost when any key's lease
+ * is lost. Each key keeps its own fencing token ({@link #fencingToken(String)}).
  */
 final class MultiKeyLease implements EngineLease {
 
@@ -56,8 +56,8 @@ final class MultiKeyLease implements EngineLease {
 	 */
 	@Override
 	public long fencingToken() {
-		throw new IllegalStateException("Lease of keys [" + key() + "] has one fencing token per key; call "
-				+ "fencingToken(key) instead");
+		throw new IllegalStateException(
+				"Lease of keys [" + key() + "] has one fencing token per key; call " + "fencingToken(key) instead");
 	}
 
 	@Override
@@ -152,7 +152,10 @@ final class MultiKeyLease implements EngineLease {
 		return true;
 	}
 
-	/** The loss to report when the guarded work ends: every key's, or {@code null} if all are still held. */
+	/**
+	 * The loss to report when the guarded work ends: every key's, or {@code null} if all
+	 * are still held.
+	 */
 	@Override
 	public @Nullable LockLostException lossAtEnd() {
 		List<LockLostException> losses = new ArrayList<>(1);

@@ -9,11 +9,13 @@ import dev.distlock.core.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Several keys locked together, all or none, on any backend: a composite built on single-key acquisitions
- * ({@link LockAcquirer}: re-entry, local queue, leases and renewal per key), which know nothing of it. Keys are taken
- * one by one in sorted order, the one global order that keeps two callers with overlapping sets from deadlocking; each
- * waits at most for what is left of the request's wait, and when one is not had in time (or fails) those already
- * taken are released at once, in reverse order, without any hold-at-least.
+ * Several keys locked together, all or none, on any backend: a composite built on
+ * single-key acquisitions ({@link LockAcquirer}: re-entry, local queue, leases and
+ * renewal per key), which know nothing of it. Keys are taken one by one in sorted order,
+ * the one global order that keeps two callers with overlapping sets from deadlocking;
+ * each waits at most for what is left of the request's wait, and when one is not had in
+ * time (or fails) those already taken are released at once, in reverse order, without any
+ * hold-at-least.
  */
 final class MultiKeyLocks {
 
@@ -27,7 +29,8 @@ final class MultiKeyLocks {
 	 * Acquires every key of a multi-key request within its wait, or none.
 	 * @param request the multi-key request
 	 * @param wait the request's wait time
-	 * @return the lease over all keys, or {@code null} if one of them stayed busy for the whole wait
+	 * @return the lease over all keys, or {@code null} if one of them stayed busy for the
+	 * whole wait
 	 * @throws LockAcquisitionException if a backend failed (nothing stays held)
 	 */
 	@Nullable EngineLease acquire(LockRequest request, Duration wait) {
@@ -55,7 +58,10 @@ final class MultiKeyLocks {
 		}
 	}
 
-	/** Gives back keys taken for an acquisition that failed: in reverse order, and without any hold-at-least. */
+	/**
+	 * Gives back keys taken for an acquisition that failed: in reverse order, and without
+	 * any hold-at-least.
+	 */
 	private static void releaseAtOnce(List<EngineLease> held) {
 		for (int i = held.size() - 1; i >= 0; i--) {
 			EngineLease lease = held.get(i);

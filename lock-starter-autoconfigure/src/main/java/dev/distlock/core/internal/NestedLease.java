@@ -11,7 +11,10 @@ import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
-/** What an inner, re-entrant acquisition returns: the outer lease, with a release that only counts down. */
+/**
+ * What an inner, re-entrant acquisition returns: the outer lease, with a release that
+ * only counts down.
+ */
 final class NestedLease implements EngineLease {
 
 	private static final VarHandle RELEASED;

@@ -11,7 +11,8 @@ import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The backends a template can lock with, by name, and the one used when a request names none.
+ * The backends a template can lock with, by name, and the one used when a request names
+ * none.
  */
 final class ProviderRegistry {
 
@@ -63,15 +64,14 @@ final class ProviderRegistry {
 	LockProvider<?> forRequest(LockRequest request) {
 		LockProvider<?> provider = get(request.provider());
 		if (!provider.supportedTypes().contains(request.type())) {
-			throw new LockConfigurationException("Lock provider '" + provider.name() + "' does not support "
-					+ request.type() + " locks (lock '" + request.key() + "'); it supports "
-					+ provider.supportedTypes());
+			throw new LockConfigurationException(
+					"Lock provider '" + provider.name() + "' does not support " + request.type() + " locks (lock '"
+							+ request.key() + "'); it supports " + provider.supportedTypes());
 		}
 		Duration lease = request.lease();
 		if (lease != null && lease.compareTo(provider.minimumLease()) < 0) {
 			throw new LockConfigurationException("Lease " + lease + " of lock '" + request.key() + "' is shorter than "
-					+ provider.minimumLease() + ", the shortest lease lock provider '" + provider.name()
-					+ "' honours");
+					+ provider.minimumLease() + ", the shortest lease lock provider '" + provider.name() + "' honours");
 		}
 		return provider;
 	}

@@ -8,9 +8,10 @@ import dev.distlock.core.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The re-entrant leases each thread acquired, so that the same thread re-acquires them without a round trip. Only
- * the owning thread reads or changes its list (a lease released from another thread is dropped the next time its
- * owner looks), so no lookup takes a shared lock or hashes a key.
+ * The re-entrant leases each thread acquired, so that the same thread re-acquires them
+ * without a round trip. Only the owning thread reads or changes its list (a lease
+ * released from another thread is dropped the next time its owner looks), so no lookup
+ * takes a shared lock or hashes a key.
  */
 final class ReentryHolds {
 

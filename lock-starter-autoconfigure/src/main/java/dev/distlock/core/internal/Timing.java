@@ -6,19 +6,24 @@ import java.util.concurrent.ThreadFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * The engine's time and thread helpers: durations on the {@link System#nanoTime()} scale without overflow, and the
- * daemon threads every engine thread is made by (their names start with {@code distlock-}).
+ * The engine's time and thread helpers: durations on the {@link System#nanoTime()} scale
+ * without overflow, and the daemon threads every engine thread is made by (their names
+ * start with {@code distlock-}).
  */
 final class Timing {
 
-	/** A quarter of the {@code long} range: far enough to be "never", near enough that adding to it cannot wrap. */
+	/**
+	 * A quarter of the {@code long} range: far enough to be "never", near enough that
+	 * adding to it cannot wrap.
+	 */
 	static final long NEVER_NANOS = Long.MAX_VALUE / 4;
 
 	private Timing() {
 	}
 
 	/**
-	 * The duration in nanoseconds, or {@link #NEVER_NANOS} for one too long to count in nanoseconds.
+	 * The duration in nanoseconds, or {@link #NEVER_NANOS} for one too long to count in
+	 * nanoseconds.
 	 * @param duration the duration
 	 * @return its nanoseconds, saturated
 	 */

@@ -6,8 +6,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The outcome of one acquire attempt ({@link TryOnceLockProvider#tryAcquire(LockAttempt)}): granted with a
- * {@link HeldLock}, or busy with an optional hint of how long the current holder's lease has left.
+ * The outcome of one acquire attempt
+ * ({@link TryOnceLockProvider#tryAcquire(LockAttempt)}): granted with a {@link HeldLock},
+ * or busy with an optional hint of how long the current holder's lease has left.
  *
  * @param <H> the backend's handle type
  * @since 0.1.0
@@ -39,8 +40,8 @@ public final class AttemptOutcome<H extends HeldLock> {
 	}
 
 	/**
-	 * Busy; the current lease ends in {@code retryAfter} at the latest (for example Redis' PTTL), so a waiter need
-	 * not poll before then.
+	 * Busy; the current lease ends in {@code retryAfter} at the latest (for example
+	 * Redis' PTTL), so a waiter need not poll before then.
 	 * @param retryAfter time left on the holder's lease, or {@code null} if unknown
 	 * @return the busy outcome
 	 */

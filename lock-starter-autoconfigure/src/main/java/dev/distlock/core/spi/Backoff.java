@@ -8,10 +8,11 @@ import dev.distlock.core.LockSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one pause between two tries of a wait ({@link LockWaiter}, {@link LatchWaiter}): until the backend's
- * notification arrives, at most {@code distlock.wait.fallback-poll} in case one is lost; without notifications, a
- * jittered backoff that doubles from {@code distlock.wait.min-backoff} to {@code distlock.wait.max-backoff}. Never
- * past the deadline. One instance per wait, used by one thread.
+ * The one pause between two tries of a wait ({@link LockWaiter}, {@link LatchWaiter}):
+ * until the backend's notification arrives, at most {@code distlock.wait.fallback-poll}
+ * in case one is lost; without notifications, a jittered backoff that doubles from
+ * {@code distlock.wait.min-backoff} to {@code distlock.wait.max-backoff}. Never past the
+ * deadline. One instance per wait, used by one thread.
  */
 final class Backoff {
 
@@ -35,8 +36,10 @@ final class Backoff {
 	/**
 	 * Waits until signalled or until the next try is due, never past the deadline.
 	 * @param signal the waiter's wake-up signal
-	 * @param freeWithin how long until the holder's lease ends at the latest (a busy reply's hint), or {@code null}
-	 * @return {@code false} if the deadline had passed (nothing was waited), {@code true} after the pause
+	 * @param freeWithin how long until the holder's lease ends at the latest (a busy
+	 * reply's hint), or {@code null}
+	 * @return {@code false} if the deadline had passed (nothing was waited), {@code true}
+	 * after the pause
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	boolean pause(WakeUpSignal signal, @Nullable Duration freeWithin) throws InterruptedException {
@@ -46,7 +49,8 @@ final class Backoff {
 		}
 		long sleep = this.notified ? this.capNanos : jitter(this.nextNanos);
 		if (freeWithin != null && freeWithin.compareTo(Duration.ofNanos(sleep)) < 0) {
-			// the holder's lease ends then at the latest; a little slack lets the expiry happen first
+			// the holder's lease ends then at the latest; a little slack lets the expiry
+			// happen first
 			sleep = Math.min(sleep, freeWithin.toNanos() + HINT_SLACK_NANOS);
 		}
 		signal.await(Math.min(sleep, remaining));
@@ -55,7 +59,8 @@ final class Backoff {
 	}
 
 	private static long jitter(long nanos) {
-		// "equal jitter": half fixed, half random, so waiters of one key spread out but still back off
+		// "equal jitter": half fixed, half random, so waiters of one key spread out but
+		// still back off
 		long half = Math.max(1, nanos / 2);
 		return half + ThreadLocalRandom.current().nextLong(half);
 	}

@@ -5,10 +5,11 @@ import java.time.Duration;
 import dev.distlock.core.LockSettings;
 
 /**
- * The wait of one {@code LatchTemplate.await(String, Duration)}: a deadline, and the loop that checks the count until
- * it is zero, sleeping between checks until the backend's notification arrives (at most
- * {@code distlock.wait.fallback-poll}, in case one is lost) or, without notifications, for a jittered backoff that
- * doubles from {@code distlock.wait.min-backoff} to {@code distlock.wait.max-backoff}.
+ * The wait of one {@code LatchTemplate.await(String, Duration)}: a deadline, and the loop
+ * that checks the count until it is zero, sleeping between checks until the backend's
+ * notification arrives (at most {@code distlock.wait.fallback-poll}, in case one is lost)
+ * or, without notifications, for a jittered backoff that doubles from
+ * {@code distlock.wait.min-backoff} to {@code distlock.wait.max-backoff}.
  *
  * @since 0.2.0
  */
@@ -49,7 +50,8 @@ public final class LatchWaiter {
 	}
 
 	/**
-	 * The core's wait loop: subscribe, then check the count until it is zero or the deadline passes.
+	 * The core's wait loop: subscribe, then check the count until it is zero or the
+	 * deadline passes.
 	 * @param provider the backend
 	 * @param latch the full latch name
 	 * @return {@code true} if the count reached zero in time

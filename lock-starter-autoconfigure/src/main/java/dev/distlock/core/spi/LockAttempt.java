@@ -7,11 +7,12 @@ import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the core asks a backend for: a lock on {@link #key()} of {@link #type()} for {@link #owner()}, with a backend
- * lease of {@link #lease()}, every call for it ending by {@link #deadlineNanos()}. The owner token is unique across
- * processes and is the only identity the backend should store and compare (never a thread id). A backend that later
- * learns the lock is gone without being asked (a ZooKeeper session ended, a connection holding a database lock died)
- * calls {@link #reportLost(String)}.
+ * What the core asks a backend for: a lock on {@link #key()} of {@link #type()} for
+ * {@link #owner()}, with a backend lease of {@link #lease()}, every call for it ending by
+ * {@link #deadlineNanos()}. The owner token is unique across processes and is the only
+ * identity the backend should store and compare (never a thread id). A backend that later
+ * learns the lock is gone without being asked (a ZooKeeper session ended, a connection
+ * holding a database lock died) calls {@link #reportLost(String)}.
  *
  * @since 0.1.0
  */
@@ -35,7 +36,8 @@ public final class LockAttempt {
 
 	private final @Nullable LeaseLink link;
 
-	private @Nullable String owner; // built on first use: in-JVM backends never need the string
+	private @Nullable String owner; // built on first use: in-JVM backends never need the
+									// string
 
 	private volatile long sentNanos;
 
@@ -61,10 +63,13 @@ public final class LockAttempt {
 	 * @param type the lock type
 	 * @param permits the permits of a SEMAPHORE, else 1
 	 * @param lease the backend lease to set
-	 * @param ownerPrefix the owner token, or its prefix when {@code ownerSequence} is not negative
-	 * @param ownerSequence appended to the prefix to make the owner token, or {@code -1} for none
+	 * @param ownerPrefix the owner token, or its prefix when {@code ownerSequence} is not
+	 * negative
+	 * @param ownerSequence appended to the prefix to make the owner token, or {@code -1}
+	 * for none
 	 * @param deadlineNanos when every backend call of the acquisition must have returned
-	 * @param link the core's lease this attempt is for, or {@code null} (a backend's own tests)
+	 * @param link the core's lease this attempt is for, or {@code null} (a backend's own
+	 * tests)
 	 */
 	public LockAttempt(String key, LockType type, int permits, Duration lease, String ownerPrefix, long ownerSequence,
 			long deadlineNanos, @Nullable LeaseLink link) {
@@ -79,7 +84,8 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * The full key, prefix included. Treat it as data: never splice it into a script, a query or a path unescaped.
+	 * The full key, prefix included. Treat it as data: never splice it into a script, a
+	 * query or a path unescaped.
 	 * @return the key
 	 */
 	public String key() {
@@ -103,7 +109,8 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * The lease to set on the backend; the core renews it when the caller asked for no fixed lease.
+	 * The lease to set on the backend; the core renews it when the caller asked for no
+	 * fixed lease.
 	 * @return the lease
 	 */
 	public Duration lease() {
@@ -111,11 +118,13 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * The latest moment, on the {@link System#nanoTime()} scale, at which any backend call made for this acquisition
-	 * may return: the wait's deadline plus {@code distlock.call-timeout}. A backend bounds each of its calls by it
-	 * (a command timeout, {@code Connection.setNetworkTimeout}, a future's {@code get(timeout)}), whatever the client
-	 * library's own timeouts are, and treats a call cut off there as one whose outcome is unknown. An attempt created
-	 * through the short constructor has one second.
+	 * The latest moment, on the {@link System#nanoTime()} scale, at which any backend
+	 * call made for this acquisition may return: the wait's deadline plus
+	 * {@code distlock.call-timeout}. A backend bounds each of its calls by it (a command
+	 * timeout, {@code Connection.setNetworkTimeout}, a future's {@code get(timeout)}),
+	 * whatever the client library's own timeouts are, and treats a call cut off there as
+	 * one whose outcome is unknown. An attempt created through the short constructor has
+	 * one second.
 	 * @return the deadline of every call for this attempt
 	 */
 	public long deadlineNanos() {
@@ -144,10 +153,12 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * Records that a request that may grant the lock is about to be sent. The lease's expiry is measured from the
-	 * last such mark, because the backend cannot have started the lease earlier. The core's wait loop marks every
-	 * attempt; a backend that owns its waiting must call this before each request that may grant the lock (if it
-	 * never does, the core measures from when {@code acquire} returned, which is later by up to one round trip).
+	 * Records that a request that may grant the lock is about to be sent. The lease's
+	 * expiry is measured from the last such mark, because the backend cannot have started
+	 * the lease earlier. The core's wait loop marks every attempt; a backend that owns
+	 * its waiting must call this before each request that may grant the lock (if it never
+	 * does, the core measures from when {@code acquire} returned, which is later by up to
+	 * one round trip).
 	 */
 	public void markSent() {
 		this.sentNanos = System.nanoTime();
@@ -155,7 +166,8 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * When the last request that may have granted the lock was sent ({@link #markSent()}).
+	 * When the last request that may have granted the lock was sent
+	 * ({@link #markSent()}).
 	 * @param fallback what to return if none was marked
 	 * @return the {@link System#nanoTime()} of the last mark, or {@code fallback}
 	 */
@@ -164,8 +176,8 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * Tells the core that the lock granted to this attempt is gone. Safe to call from any thread, at any time, more
-	 * than once; only the first call counts.
+	 * Tells the core that the lock granted to this attempt is gone. Safe to call from any
+	 * thread, at any time, more than once; only the first call counts.
 	 * @param reason what happened, for logs and the {@link LockLostException} message
 	 */
 	public void reportLost(String reason) {
@@ -187,10 +199,11 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * Whether the holder already released the lease granted to this attempt. A backend that still holds the lock then
-	 * keeps it only for a hold-at-least ({@code LockRequest.holdAtLeast()}, {@code Lease.extend(lease, holdAtLeast)})
-	 * and must leave it until the end of that hold: a doubt about its connection is no reason to delete it, since there
-	 * is no holder left to tell.
+	 * Whether the holder already released the lease granted to this attempt. A backend
+	 * that still holds the lock then keeps it only for a hold-at-least
+	 * ({@code LockRequest.holdAtLeast()}, {@code Lease.extend(lease, holdAtLeast)}) and
+	 * must leave it until the end of that hold: a doubt about its connection is no reason
+	 * to delete it, since there is no holder left to tell.
 	 * @return {@code true} once the lease was released
 	 */
 	public boolean isReleased() {
@@ -204,19 +217,22 @@ public final class LockAttempt {
 	}
 
 	/**
-	 * What an attempt knows of the core's lease it is for: it tells the lease that the backend
-	 * {@link #reportLost reported} the lock gone, and asks whether the holder released it.
+	 * What an attempt knows of the core's lease it is for: it tells the lease that the
+	 * backend {@link #reportLost reported} the lock gone, and asks whether the holder
+	 * released it.
 	 */
 	public interface LeaseLink {
 
 		/**
-		 * The backend reported the lock gone; may come before the grant is answered, from any thread.
+		 * The backend reported the lock gone; may come before the grant is answered, from
+		 * any thread.
 		 * @param reason what happened
 		 */
 		void lost(String reason);
 
 		/**
-		 * Whether the holder released the lease (a hold-at-least may keep the lock on the backend after that).
+		 * Whether the holder released the lease (a hold-at-least may keep the lock on the
+		 * backend after that).
 		 * @return {@code true} once released
 		 */
 		boolean isReleased();

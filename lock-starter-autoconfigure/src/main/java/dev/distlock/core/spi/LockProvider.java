@@ -9,24 +9,28 @@ import dev.distlock.core.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The backend SPI: one implementation per backend, driven by {@code LockTemplate}. The core owns everything that is
- * not backend-specific: re-entry, local queueing of threads that want the same key, leases, their clock and their
- * renewal, lost-lease handling. A backend supplies:
+ * The backend SPI: one implementation per backend, driven by {@code LockTemplate}. The
+ * core owns everything that is not backend-specific: re-entry, local queueing of threads
+ * that want the same key, leases, their clock and their renewal, lost-lease handling. A
+ * backend supplies:
  * <ul>
- * <li>{@link #acquire(LockAttempt, LockWaiter)}: acquire, waiting at most until the waiter's deadline. Backends that
- * must own their waiting (a place in a ZooKeeper or fair queue that must be kept between wake-ups) implement this
- * interface directly. Thin backends implement {@link TryOnceLockProvider} instead, which supplies one attempt and
+ * <li>{@link #acquire(LockAttempt, LockWaiter)}: acquire, waiting at most until the
+ * waiter's deadline. Backends that must own their waiting (a place in a ZooKeeper or fair
+ * queue that must be kept between wake-ups) implement this interface directly. Thin
+ * backends implement {@link TryOnceLockProvider} instead, which supplies one attempt and
  * an optional release notification and lets the core run the wait loop;</li>
- * <li>{@link #renew} and {@link #release}: owner-only, atomic; {@link #renewAll(List, Duration)} renews many leases in
- * one backend call where the backend can;</li>
- * <li>{@link #abandon(LockAttempt)}: clean up after an attempt the core gave up on (a reply that was lost, a queue
- * place). The core calls it in the background, never on the caller's thread.</li>
+ * <li>{@link #renew} and {@link #release}: owner-only, atomic;
+ * {@link #renewAll(List, Duration)} renews many leases in one backend call where the
+ * backend can;</li>
+ * <li>{@link #abandon(LockAttempt)}: clean up after an attempt the core gave up on (a
+ * reply that was lost, a queue place). The core calls it in the background, never on the
+ * caller's thread.</li>
  * </ul>
- * A granted lock is a handle of the backend's own type {@code H}; the core hands the same object back to
- * {@link #renew} and {@link #release}, so backends never downcast.
+ * A granted lock is a handle of the backend's own type {@code H}; the core hands the same
+ * object back to {@link #renew} and {@link #release}, so backends never downcast.
  * <p>
- * Implementations are thread-safe. Every method may be called from any thread: ownership is the attempt's
- * {@link LockAttempt#owner() owner token}, never the calling thread.
+ * Implementations are thread-safe. Every method may be called from any thread: ownership
+ * is the attempt's {@link LockAttempt#owner() owner token}, never the calling thread.
  *
  * @param <H> the backend's handle on a granted lock
  * @since 0.1.0
@@ -37,7 +41,8 @@ public interface LockProvider<H extends HeldLock> {
 	Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	/**
-	 * The name users select this provider by ({@code distlock.provider}, {@code @DistributedLock(provider = ...)}).
+	 * The name users select this provider by ({@code distlock.provider},
+	 * {@code @DistributedLock(provider = ...)}).
 	 * @return the name, e.g. {@code redis}
 	 */
 	String name();
@@ -49,8 +54,9 @@ public interface LockProvider<H extends HeldLock> {
 	Set<LockType> supportedTypes();
 
 	/**
-	 * The shortest fixed lease this backend honours as asked. A request for a shorter one fails with
-	 * {@link LockConfigurationException} when it is made, never silently rounded up. The default is a millisecond.
+	 * The shortest fixed lease this backend honours as asked. A request for a shorter one
+	 * fails with {@link LockConfigurationException} when it is made, never silently
+	 * rounded up. The default is a millisecond.
 	 * @return the minimum lease
 	 */
 	default Duration minimumLease() {
@@ -58,31 +64,36 @@ public interface LockProvider<H extends HeldLock> {
 	}
 
 	/**
-	 * Acquires, waiting at most until the waiter's deadline ({@link LockWaiter#isTryOnce()}: one attempt). Call
-	 * {@link LockAttempt#markSent()} before every request that may grant the lock: the lease is counted from there.
+	 * Acquires, waiting at most until the waiter's deadline
+	 * ({@link LockWaiter#isTryOnce()}: one attempt). Call {@link LockAttempt#markSent()}
+	 * before every request that may grant the lock: the lease is counted from there.
 	 * @param attempt what to acquire
 	 * @param waiter the deadline
 	 * @return the granted lock, or {@code null} if the deadline passed
 	 * @throws InterruptedException if the waiting thread was interrupted
-	 * @throws Exception if the backend failed; the outcome is then unknown and the core calls
-	 * {@link #abandon(LockAttempt)}
+	 * @throws Exception if the backend failed; the outcome is then unknown and the core
+	 * calls {@link #abandon(LockAttempt)}
 	 */
 	@Nullable H acquire(LockAttempt attempt, LockWaiter waiter) throws Exception;
 
 	/**
-	 * Extends the lease of a held lock to {@code lease} from now, only if the owner still holds it.
+	 * Extends the lease of a held lock to {@code lease} from now, only if the owner still
+	 * holds it.
 	 * @param lock the held lock
 	 * @param lease the new lease
-	 * @return {@code true} if extended, {@code false} if the owner no longer holds the lock
-	 * @throws Exception if the backend failed (the outcome is unknown; the core retries until the lease ends)
+	 * @return {@code true} if extended, {@code false} if the owner no longer holds the
+	 * lock
+	 * @throws Exception if the backend failed (the outcome is unknown; the core retries
+	 * until the lease ends)
 	 */
 	boolean renew(H lock, Duration lease) throws Exception;
 
 	/**
-	 * Renews many leases at once: what the watchdog sends when renewals fall due together. Override it where the
-	 * backend can do it in one round trip (a script, a pipeline, one statement); the default renews one by one. Each
-	 * lease stands or falls on its own answer: a reply that failed (a shard or node down, a timeout) makes that lease's
-	 * outcome {@link RenewalOutcome#failed failed}, never the others'.
+	 * Renews many leases at once: what the watchdog sends when renewals fall due
+	 * together. Override it where the backend can do it in one round trip (a script, a
+	 * pipeline, one statement); the default renews one by one. Each lease stands or falls
+	 * on its own answer: a reply that failed (a shard or node down, a timeout) makes that
+	 * lease's outcome {@link RenewalOutcome#failed failed}, never the others'.
 	 * @param locks the held locks, at most a thousand
 	 * @param lease the new lease of each, from now
 	 * @return for each lock, in order, its outcome
@@ -101,19 +112,21 @@ public interface LockProvider<H extends HeldLock> {
 	}
 
 	/**
-	 * Releases a held lock, only if its owner still holds it (a stale owner never frees another's lock), and wakes
-	 * waiters. Releasing a lock that is no longer held is a no-op.
+	 * Releases a held lock, only if its owner still holds it (a stale owner never frees
+	 * another's lock), and wakes waiters. Releasing a lock that is no longer held is a
+	 * no-op.
 	 * @param lock the held lock
 	 * @throws Exception if the backend failed
 	 */
 	void release(H lock) throws Exception;
 
 	/**
-	 * Releases a held lock as {@link #release(HeldLock)} does, and runs {@code sent} once the release is
-	 * on its way and ordered before every later call of this provider (for example written to the one connection all
-	 * calls share): the core then lets the next thread of this JVM waiting for the key ask the backend while the
-	 * release's reply is still in flight. {@code sent} runs exactly once, also when the release fails. The default
-	 * releases, then runs it.
+	 * Releases a held lock as {@link #release(HeldLock)} does, and runs {@code sent} once
+	 * the release is on its way and ordered before every later call of this provider (for
+	 * example written to the one connection all calls share): the core then lets the next
+	 * thread of this JVM waiting for the key ask the backend while the release's reply is
+	 * still in flight. {@code sent} runs exactly once, also when the release fails. The
+	 * default releases, then runs it.
 	 * @param lock the held lock
 	 * @param sent what to run once the release is sent
 	 * @throws Exception if the backend failed
@@ -128,19 +141,22 @@ public interface LockProvider<H extends HeldLock> {
 	}
 
 	/**
-	 * Cleans up after an attempt the core gave up on: the wait timed out, or an attempt failed with an exception so
-	 * the lock may have been granted without the reply arriving. Release anything held under the attempt's owner
-	 * token and leave any wait queue. Best-effort; must not throw. Runs in the background.
+	 * Cleans up after an attempt the core gave up on: the wait timed out, or an attempt
+	 * failed with an exception so the lock may have been granted without the reply
+	 * arriving. Release anything held under the attempt's owner token and leave any wait
+	 * queue. Best-effort; must not throw. Runs in the background.
 	 * @param attempt the abandoned attempt
 	 */
 	default void abandon(LockAttempt attempt) {
 	}
 
 	/**
-	 * Checks that the backend answers, for health indicators: a cheap request that talks to the server and writes
-	 * no lock (a PING, a {@code SELECT 1}, a session check). The default acquires and releases the probe, which does
-	 * write; every built-in backend overrides it. Must return or throw within the client's timeouts, never hang.
-	 * @param probe an attempt on a key reserved for health checks, with its own owner token
+	 * Checks that the backend answers, for health indicators: a cheap request that talks
+	 * to the server and writes no lock (a PING, a {@code SELECT 1}, a session check). The
+	 * default acquires and releases the probe, which does write; every built-in backend
+	 * overrides it. Must return or throw within the client's timeouts, never hang.
+	 * @param probe an attempt on a key reserved for health checks, with its own owner
+	 * token
 	 * @throws Exception if the backend did not answer
 	 */
 	default void checkHealth(LockAttempt probe) throws Exception {
@@ -158,15 +174,17 @@ public interface LockProvider<H extends HeldLock> {
 	}
 
 	/**
-	 * Frees resources (subscriptions, threads). Locks still held stay held until their leases end.
+	 * Frees resources (subscriptions, threads). Locks still held stay held until their
+	 * leases end.
 	 */
 	default void close() {
 	}
 
 	/**
-	 * Whether the backend frees a lock by itself when its lease runs out (a key's expiry, a row's lease column). A
-	 * backend whose locks live as long as the holder's session (ZooKeeper) returns {@code false}; the core's lease
-	 * clock then watches every lease of it, fixed ones included, and releases a lease that ran out on the backend.
+	 * Whether the backend frees a lock by itself when its lease runs out (a key's expiry,
+	 * a row's lease column). A backend whose locks live as long as the holder's session
+	 * (ZooKeeper) returns {@code false}; the core's lease clock then watches every lease
+	 * of it, fixed ones included, and releases a lease that ran out on the backend.
 	 * @return {@code true} unless the holder's process must end its leases
 	 */
 	default boolean expiresLeases() {

@@ -6,14 +6,17 @@ import dev.distlock.core.LockSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The deadline of one acquisition and the core's wait loop. Thin backends never see more than
- * {@link TryOnceLockProvider#tryAcquire} calls from it: attempt; if busy, subscribe to release notifications and attempt
- * again (closing the gap between the first attempt and the subscription); then sleep until notified, until the
- * holder's lease ends ({@link AttemptOutcome#retryAfter()}), or for a capped, jittered, exponentially growing backoff,
- * whichever comes first, and try again, with a last attempt at the deadline. With notifications the sleep is capped
- * by the fallback poll, so a lost message costs at most that.
+ * The deadline of one acquisition and the core's wait loop. Thin backends never see more
+ * than {@link TryOnceLockProvider#tryAcquire} calls from it: attempt; if busy, subscribe
+ * to release notifications and attempt again (closing the gap between the first attempt
+ * and the subscription); then sleep until notified, until the holder's lease ends
+ * ({@link AttemptOutcome#retryAfter()}), or for a capped, jittered, exponentially growing
+ * backoff, whichever comes first, and try again, with a last attempt at the deadline.
+ * With notifications the sleep is capped by the fallback poll, so a lost message costs at
+ * most that.
  * <p>
- * Backends that own their waiting use only {@link #remaining()} and {@link #deadlineNanos()}.
+ * Backends that own their waiting use only {@link #remaining()} and
+ * {@link #deadlineNanos()}.
  *
  * @since 0.1.0
  */

@@ -1,8 +1,8 @@
 package dev.distlock.core.spi;
 
 /**
- * A registration for release notifications of one lock (see {@link LockProvider#subscribe}). Closing it stops the
- * notifications; it must not fail.
+ * A registration for release notifications of one lock (see
+ * {@link LockProvider#subscribe}). Closing it stops the notifications; it must not fail.
  *
  * @since 0.1.0
  */
@@ -23,7 +23,8 @@ public interface ReleaseSubscription extends AutoCloseable {
 	};
 
 	/**
-	 * Whether notifications are really delivered; if not, the core polls with backoff instead of waiting for them.
+	 * Whether notifications are really delivered; if not, the core polls with backoff
+	 * instead of waiting for them.
 	 * @return {@code true} if the backend will call back on release
 	 */
 	default boolean isActive() {

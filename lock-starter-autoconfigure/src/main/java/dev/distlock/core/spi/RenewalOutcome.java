@@ -5,9 +5,10 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The answer to one lease's renewal in a batch ({@link LockProvider#renewAll}): renewed, no longer held by its owner,
- * or failed with an unknown outcome. Each lease of a batch stands or falls on its own answer: one shard or node that
- * fails does not fail the leases another one renewed.
+ * The answer to one lease's renewal in a batch ({@link LockProvider#renewAll}): renewed,
+ * no longer held by its owner, or failed with an unknown outcome. Each lease of a batch
+ * stands or falls on its own answer: one shard or node that fails does not fail the
+ * leases another one renewed.
  *
  * @since 0.3.0
  */
@@ -52,8 +53,8 @@ public final class RenewalOutcome {
 	}
 
 	/**
-	 * The renewal failed and its outcome is unknown (no answer, a node down): the core retries it until the lease
-	 * ends by its clock.
+	 * The renewal failed and its outcome is unknown (no answer, a node down): the core
+	 * retries it until the lease ends by its clock.
 	 * @param failure what went wrong
 	 * @return the outcome
 	 */

@@ -4,9 +4,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One waiter's wake-up flag: {@link #signal()} from any thread wakes the next or the current {@link #await(long)};
- * a signal given before the wait is kept, repeated signals collapse into one. Used by the core's wait loop and by
- * backends that own their waiting.
+ * One waiter's wake-up flag: {@link #signal()} from any thread wakes the next or the
+ * current {@link #await(long)}; a signal given before the wait is kept, repeated signals
+ * collapse into one. Used by the core's wait loop and by backends that own their waiting.
  *
  * @since 0.1.0
  */

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Idle local places and in-JVM lock states are kept for the key's next acquisition, and swept in bulk so that memory
- * stays bounded however many distinct keys are locked.
+ * Idle local places and in-JVM lock states are kept for the key's next acquisition, and
+ * swept in bulk so that memory stays bounded however many distinct keys are locked.
  */
 class LocalPlacesTests {
 
@@ -61,8 +61,7 @@ class LocalPlacesTests {
 			lease.release();
 		}
 		int bound = 2 * LocalQueue.SWEEP_SLACK + 1;
-		assertThat(this.executor.queue().retained()).as("places kept after %d keys", keys)
-			.isLessThanOrEqualTo(bound);
+		assertThat(this.executor.queue().retained()).as("places kept after %d keys", keys).isLessThanOrEqualTo(bound);
 		assertThat(LocalStatesAccess.retained(this.provider)).as("states kept after %d keys", keys)
 			.isLessThanOrEqualTo(bound);
 		assertThat(this.executor.queue().size()).isZero();

@@ -8,8 +8,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Test auto-configuration of a {@link LockRecorder}, imported by {@link AutoConfigureLockRecorder}; the core's
- * {@code LockTemplate} picks it up as one of its listeners.
+ * Test auto-configuration of a {@link LockRecorder}, imported by
+ * {@link AutoConfigureLockRecorder}; the core's {@code LockTemplate} picks it up as one
+ * of its listeners.
  *
  * @since 0.1.0
  */

@@ -1,6 +1,6 @@
 /**
- * Test auto-configuration for applications that use distlock: {@link AutoConfigureLocalLocks} and
- * {@link AutoConfigureLockRecorder}.
+ * Test auto-configuration for applications that use distlock:
+ * {@link AutoConfigureLocalLocks} and {@link AutoConfigureLockRecorder}.
  */
 @NullMarked
 package dev.distlock.test.autoconfigure;

@@ -20,9 +20,10 @@ import org.springframework.stereotype.Service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An application test with {@link AutoConfigureLocalLocks}: Spring Data Redis and an embedded H2 database are on this
- * module's test class path, so without the annotation the redis and jdbc backends would both register and the
- * application would fail to choose; with it, its locks run in this JVM and a recorder says which ones a call took.
+ * An application test with {@link AutoConfigureLocalLocks}: Spring Data Redis and an
+ * embedded H2 database are on this module's test class path, so without the annotation
+ * the redis and jdbc backends would both register and the application would fail to
+ * choose; with it, its locks run in this JVM and a recorder says which ones a call took.
  */
 @SpringBootTest(classes = AutoConfigureLocalLocksTests.Application.class)
 @AutoConfigureLocalLocks
@@ -48,7 +49,9 @@ class AutoConfigureLocalLocksTests {
 	void recorderSaysWhichKeyTheCallLockedWithWhichTypeAndLease() {
 		this.locks.clear();
 		this.orders.ship(42);
-		assertThat(this.locks).locked("order:42").withType(LockType.WRITE).withLease(Duration.ofSeconds(30))
+		assertThat(this.locks).locked("order:42")
+			.withType(LockType.WRITE)
+			.withLease(Duration.ofSeconds(30))
 			.onProvider("local");
 		assertThat(this.locks).lockedExactly("order:42");
 	}

@@ -11,8 +11,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /accounts/{id}}; {@code POST /accounts/{id}/deposits?amount=10} ({@code &pauseMillis=8000} stalls the
- * holder past its lease between read and write).
+ * {@code GET /accounts/{id}}; {@code POST /accounts/{id}/deposits?amount=10}
+ * ({@code &pauseMillis=8000} stalls the holder past its lease between read and write).
  */
 @RestController
 @RequestMapping("/accounts/{id}")

@@ -11,13 +11,15 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
 /**
- * Deposits into accounts, protected by the lock and by its fencing token. The lock alone is not enough when a holder
- * can stall past its lease (a long GC pause, a frozen VM, a slow call): the backend then hands the lock to the next
- * caller while the stalled one, unaware, goes on to write a balance computed from what it read before the stall. So
- * every write carries the lease's fencing token, and the account row refuses a token not greater than the last one
- * it accepted: {@code UPDATE account SET balance = ?, last_token = ? WHERE id = ? AND last_token < ?}. The stalled
- * holder's write then changes no row and is reported as {@link StaleLockTokenException}, and the successor's deposit
- * stands.
+ * Deposits into accounts, protected by the lock and by its fencing token. The lock alone
+ * is not enough when a holder can stall past its lease (a long GC pause, a frozen VM, a
+ * slow call): the backend then hands the lock to the next caller while the stalled one,
+ * unaware, goes on to write a balance computed from what it read before the stall. So
+ * every write carries the lease's fencing token, and the account row refuses a token not
+ * greater than the last one it accepted:
+ * {@code UPDATE account SET balance = ?, last_token = ? WHERE id = ? AND last_token < ?}.
+ * The stalled holder's write then changes no row and is reported as
+ * {@link StaleLockTokenException}, and the successor's deposit stands.
  */
 @Service
 public class AccountService {
@@ -35,10 +37,11 @@ public class AccountService {
 	 * Adds to an account's balance, opening the account on its first deposit.
 	 * @param accountId the account
 	 * @param amount what to add
-	 * @param pause how long to stall between reading the balance and writing it, to play the paused holder (zero
-	 * normally)
+	 * @param pause how long to stall between reading the balance and writing it, to play
+	 * the paused holder (zero normally)
 	 * @return the deposit made
-	 * @throws StaleLockTokenException if a holder with a newer token wrote the account meanwhile
+	 * @throws StaleLockTokenException if a holder with a newer token wrote the account
+	 * meanwhile
 	 */
 	@DistributedLock(name = "account", key = "#accountId", lease = "${sample.account.lease:5s}", waitTime = "15s")
 	public Deposit deposit(String accountId, long amount, Duration pause) throws InterruptedException {
@@ -75,6 +78,7 @@ public class AccountService {
 
 	/**
 	 * An account.
+	 *
 	 * @param id its id
 	 * @param balance its balance
 	 * @param lastToken the fencing token of the last write it accepted
@@ -84,6 +88,7 @@ public class AccountService {
 
 	/**
 	 * A deposit made.
+	 *
 	 * @param accountId the account
 	 * @param amount what was added
 	 * @param balance the balance afterwards

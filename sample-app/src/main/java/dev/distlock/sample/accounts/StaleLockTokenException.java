@@ -1,8 +1,9 @@
 package dev.distlock.sample.accounts;
 
 /**
- * A write refused because the account already accepted one with a newer fencing token: this caller's lease had run
- * out and another holder wrote in the meantime. Answered with 409 Conflict.
+ * A write refused because the account already accepted one with a newer fencing token:
+ * this caller's lease had run out and another holder wrote in the meantime. Answered with
+ * 409 Conflict.
  */
 public class StaleLockTokenException extends RuntimeException {
 

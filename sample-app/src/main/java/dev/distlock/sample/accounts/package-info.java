@@ -1,5 +1,6 @@
 /**
- * Deposits guarded by fencing tokens, so that a holder paused past its lease cannot overwrite its successor.
+ * Deposits guarded by fencing tokens, so that a holder paused past its lease cannot
+ * overwrite its successor.
  */
 @NullMarked
 package dev.distlock.sample.accounts;

@@ -23,15 +23,18 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 
 /**
- * The contention demo: {@code threads} threads perform {@code ops} operations on one key, each a read-modify-write of
- * a counter that nothing but the lock protects, with a {@link Thread#yield()} between the read and the write so that
- * a lock that let two holders in would lose increments. Each operation also checks that it is alone inside and that
- * its fencing token is greater than the previous holder's; any breach counts as a violation. With a working lock
- * the counter ends equal to the operations done and there are no violations.
+ * The contention demo: {@code threads} threads perform {@code ops} operations on one key,
+ * each a read-modify-write of a counter that nothing but the lock protects, with a
+ * {@link Thread#yield()} between the read and the write so that a lock that let two
+ * holders in would lose increments. Each operation also checks that it is alone inside
+ * and that its fencing token is greater than the previous holder's; any breach counts as
+ * a violation. With a working lock the counter ends equal to the operations done and
+ * there are no violations.
  * <p>
- * Each thread locks through a {@link LockTemplate} of its own on the application's backend, as a separate instance
- * of the application would: threads sharing one template would queue in the JVM and meet the backend one at a time,
- * whereas here the backend itself decides who goes next, and a backend that let two holders in would show.
+ * Each thread locks through a {@link LockTemplate} of its own on the application's
+ * backend, as a separate instance of the application would: threads sharing one template
+ * would queue in the JVM and meet the backend one at a time, whereas here the backend
+ * itself decides who goes next, and a backend that let two holders in would show.
  */
 @Service
 public class ContentionDemo {
@@ -56,15 +59,16 @@ public class ContentionDemo {
 	/**
 	 * Runs the demo.
 	 * @param threads how many threads contend
-	 * @param instances how many instances of the application they play (each a {@code LockTemplate}), at most
-	 * {@code threads}
+	 * @param instances how many instances of the application they play (each a
+	 * {@code LockTemplate}), at most {@code threads}
 	 * @param ops how many operations they do together
 	 * @return what happened
 	 */
 	public DemoResult run(int threads, int instances, int ops) throws InterruptedException {
 		if (threads < 1 || ops < 1 || instances < 1 || instances > threads) {
-			throw new IllegalArgumentException("threads and ops must be at least 1 and instances between 1 and threads, "
-					+ "were threads=" + threads + ", instances=" + instances + ", ops=" + ops);
+			throw new IllegalArgumentException(
+					"threads and ops must be at least 1 and instances between 1 and threads, " + "were threads="
+							+ threads + ", instances=" + instances + ", ops=" + ops);
 		}
 		LockRequest request = LockRequest.builder(this.properties.key())
 			.name("demo")
@@ -114,9 +118,9 @@ public class ContentionDemo {
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
 		long[] granted = Arrays.stream(waits).filter((wait) -> wait >= 0).sorted().toArray();
-		return new DemoResult(this.locks.defaultProvider().name(), this.locks.settings().keyPrefix()
-				+ this.properties.key(), threads, instances, ops, failed.get(), elapsed.toMillis(),
-				ops * 1000.0 / Math.max(1, elapsed.toMillis()), millis(percentile(granted, 50)),
+		return new DemoResult(this.locks.defaultProvider().name(),
+				this.locks.settings().keyPrefix() + this.properties.key(), threads, instances, ops, failed.get(),
+				elapsed.toMillis(), ops * 1000.0 / Math.max(1, elapsed.toMillis()), millis(percentile(granted, 50)),
 				millis(percentile(granted, 99)), millis(percentile(granted, 100)), counter.value(),
 				counter.violations());
 	}
@@ -134,7 +138,8 @@ public class ContentionDemo {
 	}
 
 	/**
-	 * A counter guarded by nothing but the lock: plain fields, a read-modify-write with a yield in the middle.
+	 * A counter guarded by nothing but the lock: plain fields, a read-modify-write with a
+	 * yield in the middle.
 	 */
 	private static final class ProtectedCounter {
 
@@ -151,11 +156,13 @@ public class ContentionDemo {
 				this.violations.incrementAndGet(); // another holder is in here too
 			}
 			if (token <= this.lastToken) {
-				this.violations.incrementAndGet(); // fencing tokens must grow from holder to holder
+				this.violations.incrementAndGet(); // fencing tokens must grow from holder
+													// to holder
 			}
 			this.lastToken = token;
 			long read = this.value;
-			Thread.yield(); // give a second holder, if the lock let one in, the chance to interleave
+			Thread.yield(); // give a second holder, if the lock let one in, the chance to
+							// interleave
 			this.value = read + 1;
 			this.inside.decrementAndGet();
 		}
@@ -172,10 +179,12 @@ public class ContentionDemo {
 
 	/**
 	 * What a demo run did.
+	 *
 	 * @param backend the lock provider used
 	 * @param key the key, as stored in the backend
 	 * @param threads contending threads
-	 * @param instances application instances they played, each with its own {@code LockTemplate}
+	 * @param instances application instances they played, each with its own
+	 * {@code LockTemplate}
 	 * @param ops operations attempted
 	 * @param failed operations that gave up waiting for the lock
 	 * @param elapsedMillis wall time of the run
@@ -186,12 +195,13 @@ public class ContentionDemo {
 	 * @param counter the counter at the end: {@code ops - failed} unless the lock failed
 	 * @param violations times two holders were inside at once or a token did not grow
 	 */
-	public record DemoResult(String backend, String key, int threads, int instances, int ops, int failed, long elapsedMillis,
-			double opsPerSecond, double waitP50Millis, double waitP99Millis, double waitMaxMillis, long counter,
-			int violations) {
+	public record DemoResult(String backend, String key, int threads, int instances, int ops, int failed,
+			long elapsedMillis, double opsPerSecond, double waitP50Millis, double waitP99Millis, double waitMaxMillis,
+			long counter, int violations) {
 
 		/**
-		 * Whether the lock held: the counter saw every operation that got the lock and nothing overlapped.
+		 * Whether the lock held: the counter saw every operation that got the lock and
+		 * nothing overlapped.
 		 * @return {@code true} for a correct run
 		 */
 		public boolean correct() {

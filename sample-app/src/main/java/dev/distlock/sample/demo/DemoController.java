@@ -7,8 +7,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /demo?threads=8&ops=2000} (optionally {@code &instances=2}, default one per thread) runs the contention demo in this instance and answers its result
- * as JSON.
+ * {@code GET /demo?threads=8&ops=2000} (optionally {@code &instances=2}, default one per
+ * thread) runs the contention demo in this instance and answers its result as JSON.
  */
 @RestController
 class DemoController {

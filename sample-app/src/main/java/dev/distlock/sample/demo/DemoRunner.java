@@ -10,8 +10,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the contention demo at startup when {@code distlock.demo.ops} is set, prints its table, and makes the
- * application's exit code 1 if the lock let anything through (the main method exits after it).
+ * Runs the contention demo at startup when {@code distlock.demo.ops} is set, prints its
+ * table, and makes the application's exit code 1 if the lock let anything through (the
+ * main method exits after it).
  */
 @Component
 @ConditionalOnProperty(prefix = "distlock.demo", name = "ops")
@@ -35,8 +36,10 @@ public class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
 	public void run(String... args) throws InterruptedException {
 		int ops = (this.properties.ops() != null) ? this.properties.ops() : 0;
 		int instances = this.properties.instancesOrThreads();
-		this.out.printf("%ndistlock contention demo: %d threads playing %d instances of the application (a "
-				+ "LockTemplate each), %d operations on one key%n%n", this.properties.threads(), instances, ops);
+		this.out.printf(
+				"%ndistlock contention demo: %d threads playing %d instances of the application (a "
+						+ "LockTemplate each), %d operations on one key%n%n",
+				this.properties.threads(), instances, ops);
 		ContentionDemo.DemoResult result = this.demo.run(this.properties.threads(), instances, ops);
 		this.result = result;
 		this.out.print(result.table());

@@ -7,7 +7,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /holds?key=k&millis=100} holds a lock and answers who held it, when, and with which token.
+ * {@code POST /holds?key=k&millis=100} holds a lock and answers who held it, when, and
+ * with which token.
  */
 @RestController
 class HoldController {

@@ -11,9 +11,10 @@ import dev.distlock.sample.InstanceName;
 import org.springframework.stereotype.Service;
 
 /**
- * {@link LockTemplate} used directly, for code that wants the {@link Lease} in hand rather than an annotation: holds
- * a MUTEX for a while and reports who held it, when, and with which fencing token. Run from several instances at
- * once, the reported holds of one key never overlap and their tokens grow in the order they were held.
+ * {@link LockTemplate} used directly, for code that wants the {@link Lease} in hand
+ * rather than an annotation: holds a MUTEX for a while and reports who held it, when, and
+ * with which fencing token. Run from several instances at once, the reported holds of one
+ * key never overlap and their tokens grow in the order they were held.
  */
 @Service
 public class HoldService {
@@ -33,7 +34,8 @@ public class HoldService {
 	 * @param duration how long to hold it
 	 * @param wait how long to wait for it
 	 * @return the hold
-	 * @throws dev.distlock.core.LockAcquisitionException if the lock stayed busy for the whole wait
+	 * @throws dev.distlock.core.LockAcquisitionException if the lock stayed busy for the
+	 * whole wait
 	 */
 	public Hold hold(String key, Duration duration, Duration wait) throws InterruptedException {
 		LockRequest request = LockRequest.builder("hold:" + key).name("hold").waitTime(wait).build();
@@ -41,7 +43,8 @@ public class HoldService {
 			Instant start = Instant.now();
 			Thread.sleep(duration.toMillis());
 			Instant end = Instant.now();
-			// a lease lost while we slept means someone else may have held the key meanwhile: say so, do not pretend
+			// a lease lost while we slept means someone else may have held the key
+			// meanwhile: say so, do not pretend
 			this.locks.checkNotLost(lease);
 			return new Hold(key, this.instance.toString(), lease.fencingToken(), start, end);
 		}
@@ -49,6 +52,7 @@ public class HoldService {
 
 	/**
 	 * One hold of a lock.
+	 *
 	 * @param key the key
 	 * @param instance who held it
 	 * @param lockToken its fencing token

@@ -1,5 +1,6 @@
 /**
- * LockTemplate used directly: hold a lock briefly and report who held it, with the fencing token.
+ * LockTemplate used directly: hold a lock briefly and report who held it, with the
+ * fencing token.
  */
 @NullMarked
 package dev.distlock.sample.holds;

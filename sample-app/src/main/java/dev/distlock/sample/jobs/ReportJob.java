@@ -19,13 +19,15 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * A report that every instance schedules but only one builds at a time: the lock is tried once ({@code waitTime =
- * "0"}) and an instance that finds it taken skips the run ({@code onFailure = SKIP}) instead of waiting or failing.
- * Each run is recorded with the instance that ran it. SKIP alone keeps runs from overlapping but does not make them
- * once per period: an instance whose schedule fires after another's run has finished would run again. So the lock is
- * also held at least {@code sample.report-job.hold-at-least} (25 s of the 30 s period) after it was taken, even though
- * a run takes 2 s: an instance whose scheduler fires a little later (clock skew, a GC pause, a slow start) still finds
- * it taken and skips.
+ * A report that every instance schedules but only one builds at a time: the lock is tried
+ * once ({@code waitTime =
+ * "0"}) and an instance that finds it taken skips the run ({@code onFailure = SKIP})
+ * instead of waiting or failing. Each run is recorded with the instance that ran it. SKIP
+ * alone keeps runs from overlapping but does not make them once per period: an instance
+ * whose schedule fires after another's run has finished would run again. So the lock is
+ * also held at least {@code sample.report-job.hold-at-least} (25 s of the 30 s period)
+ * after it was taken, even though a run takes 2 s: an instance whose scheduler fires a
+ * little later (clock skew, a GC pause, a slow start) still finds it taken and skips.
  */
 @Component
 public class ReportJob {
@@ -40,8 +42,7 @@ public class ReportJob {
 
 	private final Duration duration;
 
-	ReportJob(JdbcClient jdbc, InstanceName instance,
-			@Value("${sample.report-job.duration:2s}") Duration duration) {
+	ReportJob(JdbcClient jdbc, InstanceName instance, @Value("${sample.report-job.duration:2s}") Duration duration) {
 		this.jdbc = jdbc;
 		this.instance = instance;
 		this.duration = duration;
@@ -49,7 +50,8 @@ public class ReportJob {
 
 	/**
 	 * Builds the report if no other instance is building it.
-	 * @return the run, or {@code null} when another instance held the lock and this one skipped
+	 * @return the run, or {@code null} when another instance held the lock and this one
+	 * skipped
 	 */
 	@Scheduled(initialDelayString = "${sample.report-job.initial-delay:10s}",
 			fixedDelayString = "${sample.report-job.interval:30s}")
@@ -86,6 +88,7 @@ public class ReportJob {
 
 	/**
 	 * One run of the job.
+	 *
 	 * @param job the job's name
 	 * @param instance the instance that ran it
 	 * @param lockToken the fencing token of the lock it ran under

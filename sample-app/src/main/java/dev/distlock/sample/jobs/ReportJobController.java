@@ -13,8 +13,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /jobs/report/run} runs the job now, as the scheduler would (it answers whether this instance ran it or
- * skipped it); {@code GET /jobs/report/runs} lists the latest runs of every instance.
+ * {@code POST /jobs/report/run} runs the job now, as the scheduler would (it answers
+ * whether this instance ran it or skipped it); {@code GET /jobs/report/runs} lists the
+ * latest runs of every instance.
  */
 @RestController
 @RequestMapping("/jobs/report")

@@ -1,5 +1,6 @@
 /**
- * A scheduled job that runs on one instance of the cluster at a time and is skipped elsewhere.
+ * A scheduled job that runs on one instance of the cluster at a time and is skipped
+ * elsewhere.
  */
 @NullMarked
 package dev.distlock.sample.jobs;

@@ -5,24 +5,32 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * The demos the page's buttons run, each on the sample's own services, so every call goes through their
- * {@code @DistributedLock} annotations as a request would.
+ * The demos the page's buttons run, each on the sample's own services, so every call goes
+ * through their {@code @DistributedLock} annotations as a request would.
  */
 public enum Demo {
 
 	/** Six reservations of one SKU at once: one MUTEX holder at a time, tokens rising. */
 	STOCK("Reserve stock under contention"),
 
-	/** A deposit stalls past its lease; a second lock template takes over and writes; the stale write is refused. */
+	/**
+	 * A deposit stalls past its lease; a second lock template takes over and writes; the
+	 * stale write is refused.
+	 */
 	FENCED("Fenced write with a paused holder"),
 
 	/** Five cars at three spaces: a SEMAPHORE of three permits, the rest turned away. */
 	CAR_PARK("Car park: 3 spaces, 5 cars"),
 
-	/** Readers share the catalogue's READ lock; a repricing takes the WRITE lock alone. */
+	/**
+	 * Readers share the catalogue's READ lock; a repricing takes the WRITE lock alone.
+	 */
 	CATALOGUE("Read/write catalogue"),
 
-	/** The report job triggered twice at once: one builds, the other skips ({@code waitTime = 0}). */
+	/**
+	 * The report job triggered twice at once: one builds, the other skips
+	 * ({@code waitTime = 0}).
+	 */
 	REPORT_JOB("Once-per-cluster job");
 
 	private final String title;
@@ -51,8 +59,7 @@ public enum Demo {
 				return demo;
 			}
 		}
-		throw new UnknownDemoException(name,
-				Arrays.stream(values()).map(Demo::path).collect(Collectors.joining(", ")));
+		throw new UnknownDemoException(name, Arrays.stream(values()).map(Demo::path).collect(Collectors.joining(", ")));
 	}
 
 	/**

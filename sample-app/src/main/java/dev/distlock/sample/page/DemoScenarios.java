@@ -31,8 +31,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
 /**
- * Runs the page's demos in the background, each a burst of concurrent calls to the sample's services, and keeps the
- * last twenty runs with a one-line summary. The calls themselves land on the {@link LockTimeline}.
+ * Runs the page's demos in the background, each a burst of concurrent calls to the
+ * sample's services, and keeps the last twenty runs with a one-line summary. The calls
+ * themselves land on the {@link LockTimeline}.
  */
 @Service
 public class DemoScenarios implements DisposableBean {
@@ -147,7 +148,10 @@ public class DemoScenarios implements DisposableBean {
 		}
 		List<StockService.Reservation> reservations = all(6, (i) -> this.stock.reserve(SKU, 1));
 		return "6 reservations of " + SKU + " one at a time, tokens "
-				+ reservations.stream().map(StockService.Reservation::lockToken).sorted().map(String::valueOf)
+				+ reservations.stream()
+					.map(StockService.Reservation::lockToken)
+					.sorted()
+					.map(String::valueOf)
 					.collect(Collectors.joining(", "))
 				+ "; " + reservations.stream().mapToInt(StockService.Reservation::remaining).min().orElse(0) + " left";
 	}
@@ -155,19 +159,20 @@ public class DemoScenarios implements DisposableBean {
 	private String fencedWrite() throws Exception {
 		String key = "account:" + ACCOUNT;
 		Duration pause = this.accountLease.plusMillis(1500);
-		Future<AccountService.Deposit> paused = this.executor
-			.submit(() -> this.accounts.deposit(ACCOUNT, 100, pause));
+		Future<AccountService.Deposit> paused = this.executor.submit(() -> this.accounts.deposit(ACCOUNT, 100, pause));
 		long pausedToken = awaitHeld(key);
 		LockProvider<?> provider = this.locks.defaultProvider();
 		String successor = this.instance + " (second template)";
 		long successorToken;
-		// a second LockTemplate plays a second instance: this instance's own callers would queue behind the holder
-		try (LockTemplate other = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(), List.of(this.timeline.as(successor)))) {
-			try (Lease lease = other.acquire(LockRequest.builder(key).name("account")
-				.waitTime(this.accountLease.multipliedBy(3))
-				.build())) {
+		// a second LockTemplate plays a second instance: this instance's own callers
+		// would queue behind the holder
+		try (LockTemplate other = new LockTemplate(List.of(provider), provider.name(), this.locks.settings(),
+				List.of(this.timeline.as(successor)))) {
+			try (Lease lease = other.acquire(
+					LockRequest.builder(key).name("account").waitTime(this.accountLease.multipliedBy(3)).build())) {
 				successorToken = lease.fencingToken();
-				this.jdbc.sql("UPDATE account SET balance = balance + 5, last_token = ? WHERE id = ? AND last_token < ?")
+				this.jdbc
+					.sql("UPDATE account SET balance = balance + 5, last_token = ? WHERE id = ? AND last_token < ?")
 					.params(successorToken, ACCOUNT, successorToken)
 					.update();
 			}
@@ -178,8 +183,8 @@ public class DemoScenarios implements DisposableBean {
 					+ " (it was not refused: did its lease outlive the pause?)";
 		}
 		catch (ExecutionException ex) {
-			String outcome = (ex.getCause() instanceof StaleLockTokenException)
-					? "its write was refused: " : "it ended with: ";
+			String outcome = (ex.getCause() instanceof StaleLockTokenException) ? "its write was refused: "
+					: "it ended with: ";
 			return "token " + pausedToken + " stalled " + pause.toMillis() + " ms past its "
 					+ this.accountLease.toMillis() + " ms lease; " + successor + " took over with token "
 					+ successorToken + " and wrote; " + outcome + ex.getCause().getMessage();

@@ -19,10 +19,11 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
- * Records every lock call of this instance, as a {@link LockListener} of its {@code LockTemplate}: who asked for
- * which key, when it was granted, with which fencing token, when the work under it ended, when it was released, and
- * the calls that gave up. Keeps the last {@code sample.timeline.capacity} calls (300 by default) in memory; the page
- * at {@code /} draws them.
+ * Records every lock call of this instance, as a {@link LockListener} of its
+ * {@code LockTemplate}: who asked for which key, when it was granted, with which fencing
+ * token, when the work under it ended, when it was released, and the calls that gave up.
+ * Keeps the last {@code sample.timeline.capacity} calls (300 by default) in memory; the
+ * page at {@code /} draws them.
  */
 @Component
 public class LockTimeline implements LockListener {
@@ -64,8 +65,8 @@ public class LockTimeline implements LockListener {
 	}
 
 	/**
-	 * A listener for a second lock template in this instance (one that plays another instance of the application),
-	 * recording into this timeline under its own label.
+	 * A listener for a second lock template in this instance (one that plays another
+	 * instance of the application), recording into this timeline under its own label.
 	 * @param label who the template's calls are from
 	 * @return the listener to give that template
 	 */
@@ -112,7 +113,10 @@ public class LockTimeline implements LockListener {
 		}
 	}
 
-	/** The guarded work of a held lease starts (called under the lock, see {@link LockedWorkMarker}). */
+	/**
+	 * The guarded work of a held lease starts (called under the lock, see
+	 * {@link LockedWorkMarker}).
+	 */
 	void workStarted(Lease lease) {
 		double now = now();
 		synchronized (this) {
@@ -168,7 +172,10 @@ public class LockTimeline implements LockListener {
 		}
 	}
 
-	/** An acquisition whose outcome never came (the template failed unexpectedly): not left waiting forever. */
+	/**
+	 * An acquisition whose outcome never came (the template failed unexpectedly): not
+	 * left waiting forever.
+	 */
 	private synchronized void abandoned(@Nullable Call call) {
 		if (call != null && call.state == State.WAITING) {
 			call.state = State.FAILED;
@@ -196,7 +203,9 @@ public class LockTimeline implements LockListener {
 		return key + '\u0000' + fencingToken;
 	}
 
-	/** Records one template's calls under a label ({@code null}: this instance's name). */
+	/**
+	 * Records one template's calls under a label ({@code null}: this instance's name).
+	 */
 	private final class Recorder implements LockListener {
 
 		private final @Nullable String label;

@@ -11,9 +11,11 @@ import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
 
 /**
- * Marks on the {@link LockTimeline} when the work of a {@code @DistributedLock} method starts and ends. Ordered last,
- * so it runs inside distlock's advisor ({@code Ordered.LOWEST_PRECEDENCE - 1}): the end is marked before the release
- * begins, so one holder's recorded hold ends before the next holder's is granted, whatever the release's round trip.
+ * Marks on the {@link LockTimeline} when the work of a {@code @DistributedLock} method
+ * starts and ends. Ordered last, so it runs inside distlock's advisor
+ * ({@code Ordered.LOWEST_PRECEDENCE - 1}): the end is marked before the release begins,
+ * so one holder's recorded hold ends before the next holder's is granted, whatever the
+ * release's round trip.
  */
 @Aspect
 @Component

@@ -14,8 +14,9 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * What the page at {@code /} ({@code static/index.html}) polls and posts: {@code GET /page/timeline} (this instance's
- * lock calls and demo runs), {@code GET /page/demos} (the demos), {@code POST /page/demos/{demo}} (start one; 202).
+ * What the page at {@code /} ({@code static/index.html}) polls and posts:
+ * {@code GET /page/timeline} (this instance's lock calls and demo runs),
+ * {@code GET /page/demos} (the demos), {@code POST /page/demos/{demo}} (start one; 202).
  */
 @RestController
 @RequestMapping("/page")
@@ -40,9 +41,7 @@ class PageController {
 
 	@GetMapping("/demos")
 	List<DemoDescriptor> demos() {
-		return Arrays.stream(Demo.values())
-			.map((demo) -> new DemoDescriptor(demo.path(), demo.title()))
-			.toList();
+		return Arrays.stream(Demo.values()).map((demo) -> new DemoDescriptor(demo.path(), demo.title())).toList();
 	}
 
 	@PostMapping("/demos/{demo}")
@@ -53,6 +52,7 @@ class PageController {
 
 	/**
 	 * What the page draws.
+	 *
 	 * @param instance this instance's name
 	 * @param calls its lock calls, oldest first
 	 * @param runs the demos run from its page, newest first
@@ -62,6 +62,7 @@ class PageController {
 
 	/**
 	 * A demo the page offers.
+	 *
 	 * @param path its name in {@code POST /page/demos/{demo}}
 	 * @param title its button's label
 	 */

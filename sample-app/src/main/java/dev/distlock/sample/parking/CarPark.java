@@ -17,9 +17,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
 /**
- * A car park with three spaces shared by every instance: a SEMAPHORE with three permits, one per parked car. A car
- * that finds no space within {@code sample.car-park.wait} is turned away by the fallback method rather than failing.
- * Every visit is recorded, so the most cars ever parked at once can be checked against the capacity.
+ * A car park with three spaces shared by every instance: a SEMAPHORE with three permits,
+ * one per parked car. A car that finds no space within {@code sample.car-park.wait} is
+ * turned away by the fallback method rather than failing. Every visit is recorded, so the
+ * most cars ever parked at once can be checked against the capacity.
  */
 @Service
 public class CarPark {
@@ -49,8 +50,9 @@ public class CarPark {
 		long token = LockContext.currentLease().fencingToken();
 		Thread.sleep(stay.toMillis());
 		Instant left = Instant.now();
-		this.jdbc.sql("INSERT INTO car_park_visit (plate, instance, lock_token, arrived_at, left_at) "
-				+ "VALUES (?, ?, ?, ?, ?)")
+		this.jdbc
+			.sql("INSERT INTO car_park_visit (plate, instance, lock_token, arrived_at, left_at) "
+					+ "VALUES (?, ?, ?, ?, ?)")
 			.params(plate, this.instance.toString(), token, Timestamp.from(arrived), Timestamp.from(left))
 			.update();
 		return new Visit(plate, true, this.instance.toString(), token, arrived, left);
@@ -62,14 +64,16 @@ public class CarPark {
 	}
 
 	/**
-	 * How many visits there were and the most cars that were ever parked at the same time.
+	 * How many visits there were and the most cars that were ever parked at the same
+	 * time.
 	 * @return the statistics
 	 */
 	public Occupancy occupancy() {
 		List<Instant[]> visits = this.jdbc.sql("SELECT arrived_at, left_at FROM car_park_visit")
 			.query((rs, row) -> new Instant[] { rs.getTimestamp(1).toInstant(), rs.getTimestamp(2).toInstant() })
 			.list();
-		// sweep over arrivals (+1) and departures (-1); at equal times a departure counts first
+		// sweep over arrivals (+1) and departures (-1); at equal times a departure counts
+		// first
 		List<long[]> events = new ArrayList<>();
 		for (Instant[] visit : visits) {
 			events.add(new long[] { visit[0].toEpochMilli(), 1 });
@@ -87,6 +91,7 @@ public class CarPark {
 
 	/**
 	 * One car's visit.
+	 *
 	 * @param plate the number plate
 	 * @param parked whether it found a space
 	 * @param instance the instance that served it
@@ -100,6 +105,7 @@ public class CarPark {
 
 	/**
 	 * Visits so far.
+	 *
 	 * @param capacity spaces
 	 * @param visits cars that parked
 	 * @param mostAtOnce the most cars parked at the same time, never above the capacity

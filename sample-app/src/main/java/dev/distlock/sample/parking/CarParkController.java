@@ -9,8 +9,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /car-park/visits?plate=AB-123&stayMillis=1000} parks a car (or turns it away);
- * {@code GET /car-park} gives the occupancy statistics.
+ * {@code POST /car-park/visits?plate=AB-123&stayMillis=1000} parks a car (or turns it
+ * away); {@code GET /car-park} gives the occupancy statistics.
  */
 @RestController
 @RequestMapping("/car-park")

@@ -12,10 +12,11 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
 /**
- * The price catalogue. A repricing writes every price separately (as it would to a price service or a search
- * index, outside any one transaction), so a reader in the middle of it would see some old and some new prices.
- * Readers therefore take the catalogue's READ lock, which any number of them share, and a repricing takes its WRITE
- * lock, which waits for the readers and keeps new ones out until it is done.
+ * The price catalogue. A repricing writes every price separately (as it would to a price
+ * service or a search index, outside any one transaction), so a reader in the middle of
+ * it would see some old and some new prices. Readers therefore take the catalogue's READ
+ * lock, which any number of them share, and a repricing takes its WRITE lock, which waits
+ * for the readers and keeps new ones out until it is done.
  */
 @Service
 public class PriceCatalogue {
@@ -63,6 +64,7 @@ public class PriceCatalogue {
 
 	/**
 	 * One price.
+	 *
 	 * @param sku the stock keeping unit
 	 * @param cents the price in cents
 	 */
@@ -71,6 +73,7 @@ public class PriceCatalogue {
 
 	/**
 	 * The catalogue as read under one lock.
+	 *
 	 * @param prices every price
 	 * @param lockToken the fencing token of the READ or WRITE lock it was read under
 	 */

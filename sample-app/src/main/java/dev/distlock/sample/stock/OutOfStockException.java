@@ -4,7 +4,8 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.ResponseStatus;
 
 /**
- * Thrown when a reservation asks for more units than are in stock; answered with 409 Conflict.
+ * Thrown when a reservation asks for more units than are in stock; answered with 409
+ * Conflict.
  */
 @ResponseStatus(HttpStatus.CONFLICT)
 public class OutOfStockException extends RuntimeException {

@@ -13,9 +13,10 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Reserves stock. Reading the quantity and writing it back is a read-modify-write that two instances must not
- * interleave for one SKU, so it runs under a MUTEX keyed by the SKU: reservations of different SKUs run in parallel,
- * those of one SKU one at a time across every instance. The lock wraps the transaction (distlock's advisor runs just
+ * Reserves stock. Reading the quantity and writing it back is a read-modify-write that
+ * two instances must not interleave for one SKU, so it runs under a MUTEX keyed by the
+ * SKU: reservations of different SKUs run in parallel, those of one SKU one at a time
+ * across every instance. The lock wraps the transaction (distlock's advisor runs just
  * outside {@code @Transactional}), so the next holder reads committed data.
  */
 @Service
@@ -47,12 +48,14 @@ public class StockService {
 		if (available < quantity) {
 			throw new OutOfStockException(sku, quantity, available);
 		}
-		// deliberately not "quantity = quantity - ?": the lock, not the database, keeps this read-modify-write safe
+		// deliberately not "quantity = quantity - ?": the lock, not the database, keeps
+		// this read-modify-write safe
 		int remaining = available - quantity;
 		this.jdbc.sql("UPDATE stock SET quantity = ? WHERE sku = ?").params(remaining, sku).update();
 		long token = LockContext.currentLease().fencingToken();
-		this.jdbc.sql("INSERT INTO stock_reservation (sku, quantity, instance, lock_token, reserved_at) "
-				+ "VALUES (?, ?, ?, ?, ?)")
+		this.jdbc
+			.sql("INSERT INTO stock_reservation (sku, quantity, instance, lock_token, reserved_at) "
+					+ "VALUES (?, ?, ?, ?, ?)")
 			.params(sku, quantity, this.instance.toString(), token, Timestamp.from(Instant.now()))
 			.update();
 		return new Reservation(sku, quantity, remaining, this.instance.toString(), token);
@@ -83,7 +86,8 @@ public class StockService {
 	}
 
 	/**
-	 * The units in stock; no lock, since one row is read consistently by the database anyway.
+	 * The units in stock; no lock, since one row is read consistently by the database
+	 * anyway.
 	 * @param sku the stock keeping unit
 	 * @return the quantity, empty for an unknown SKU
 	 */
@@ -93,6 +97,7 @@ public class StockService {
 
 	/**
 	 * A reservation made.
+	 *
 	 * @param sku the stock keeping unit
 	 * @param quantity units reserved
 	 * @param remaining units left afterwards

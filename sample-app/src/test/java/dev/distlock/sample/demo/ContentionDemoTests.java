@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The demo's own checks: a lock that lets everybody in is caught (so the demo's "violations = 0" means something).
+ * The demo's own checks: a lock that lets everybody in is caught (so the demo's
+ * "violations = 0" means something).
  */
 class ContentionDemoTests {
 
@@ -32,7 +33,10 @@ class ContentionDemoTests {
 		}
 	}
 
-	/** A "backend" that grants every request at once, with growing tokens: exclusion is all it lacks. */
+	/**
+	 * A "backend" that grants every request at once, with growing tokens: exclusion is
+	 * all it lacks.
+	 */
 	static final class AdmitsEveryone implements TryOnceLockProvider<HeldLock> {
 
 		private final AtomicLong tokens = new AtomicLong();

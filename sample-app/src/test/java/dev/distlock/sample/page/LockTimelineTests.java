@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * {@link LockTimeline} as the listener of a real {@link LockTemplate} on the in-JVM backend: what it records for a
- * hold, a call that tried once, a call whose wait ran out, a second template's calls, and how it stays bounded.
+ * {@link LockTimeline} as the listener of a real {@link LockTemplate} on the in-JVM
+ * backend: what it records for a hold, a call that tried once, a call whose wait ran out,
+ * a second template's calls, and how it stays bounded.
  */
 class LockTimelineTests {
 
@@ -73,7 +74,8 @@ class LockTimelineTests {
 	@Test
 	void labelsTheCallsOfASecondTemplateAndKeepsTokensRising() {
 		LocalLockProvider sameLocks = new LocalLockProvider(this.provider);
-		try (LockTemplate other = new LockTemplate(List.of(sameLocks), sameLocks.name(), LockSettings.defaults(), List.of(this.timeline.as("there")))) {
+		try (LockTemplate other = new LockTemplate(List.of(sameLocks), sameLocks.name(), LockSettings.defaults(),
+				List.of(this.timeline.as("there")))) {
 			this.template.run("k", () -> {
 			});
 			other.run("k", () -> {
@@ -117,7 +119,8 @@ class LockTimelineTests {
 	}
 
 	private LockTemplate template(LockTimeline listener) {
-		return new LockTemplate(List.of(this.provider), this.provider.name(), LockSettings.defaults(), List.of(listener));
+		return new LockTemplate(List.of(this.provider), this.provider.name(), LockSettings.defaults(),
+				List.of(listener));
 	}
 
 }
