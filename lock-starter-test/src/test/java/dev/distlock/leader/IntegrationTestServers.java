@@ -3,6 +3,7 @@ package dev.distlock.leader;
 import java.time.Duration;
 import java.util.UUID;
 
+import dev.distlock.etcd.EtcdCluster;
 import dev.distlock.jdbc.JdbcLockSchema;
 import dev.distlock.test.TestServers;
 import org.apache.curator.test.TestingServer;
@@ -32,11 +33,13 @@ final class IntegrationTestServers implements AutoCloseable {
 
 	/**
 	 * A provider with a client of its own on {@code redis}, {@code redisson},
-	 * {@code jdbc} or {@code zookeeper}.
+	 * {@code jdbc}, {@code zookeeper} or {@code etcd} (the test JVM's shared etcd
+	 * server).
 	 */
 	LeaderTestBackends.Backend backend(String backend, Duration lease) throws Exception {
 		String connect = switch (backend) {
 			case "zookeeper" -> this.zookeeper.getConnectString();
+			case "etcd" -> EtcdCluster.shared().endpoints();
 			case "jdbc" ->
 				TestServers.postgres().url() + "|" + TestServers.postgres().username() + "|" + this.lockTable;
 			default -> TestServers.redisUri().toString();

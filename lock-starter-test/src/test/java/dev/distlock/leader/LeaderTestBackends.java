@@ -13,10 +13,12 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
+import dev.distlock.etcd.EtcdLockProvider;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redisson.RedissonLockProvider;
 import dev.distlock.zookeeper.ZooKeeperLockProvider;
+import io.etcd.jetcd.Client;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -32,9 +34,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Providers for the leader election tests, built the same way in this JVM and in child
  * JVMs from a backend name and a connection string: {@code redis} (a Redis URI),
  * {@code redisson} (a Redis URI), {@code jdbc} (a PostgreSQL URL, user and lock table
- * joined by {@code |}) and {@code zookeeper} (a connect string; the session timeout
- * equals the leader lease, so a killed leader's session, and its lock node, end within
- * the lease).
+ * joined by {@code |}), {@code etcd} (client URLs joined by commas) and {@code zookeeper}
+ * (a connect string; the session timeout equals the leader lease, so a killed leader's
+ * session, and its lock node, end within the lease).
  */
 final class LeaderTestBackends {
 
@@ -62,6 +64,7 @@ final class LeaderTestBackends {
 			case "redisson" -> redisson(connect);
 			case "jdbc" -> jdbc(connect);
 			case "zookeeper" -> zookeeper(connect, lease);
+			case "etcd" -> etcd(connect);
 			default -> throw new IllegalArgumentException("Unknown backend " + backend);
 		};
 	}
@@ -122,6 +125,11 @@ final class LeaderTestBackends {
 		config.setMinimumIdle(1);
 		HikariDataSource dataSource = new HikariDataSource(config);
 		return new Backend(JdbcLockProvider.builder(dataSource).tableName(parts[2]).build(), dataSource::close);
+	}
+
+	private static Backend etcd(String endpoints) {
+		Client client = Client.builder().endpoints(endpoints.split(",")).build();
+		return new Backend(EtcdLockProvider.builder(client).build(), client::close);
 	}
 
 	private static Backend zookeeper(String connect, Duration lease) throws InterruptedException {

@@ -65,7 +65,7 @@ class LockRegistryLeaderInitiatorTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "redis", "redisson", "jdbc", "zookeeper" })
+	@ValueSource(strings = { "redis", "redisson", "jdbc", "zookeeper", "etcd" })
 	void oneLeaderAtATimeAcrossApplicationContextsWithRisingTermTokens(String backend) throws Exception {
 		Node first = start(backend, "node-1");
 		Node second = start(backend, "node-2");
