@@ -77,6 +77,8 @@ public final class Subjects {
 			case "si-redis-pubsub" -> new SpringIntegrationRedis(config, RedisLockType.PUB_SUB_LOCK);
 			case "lock4j" -> new Lock4jSubject(config);
 			case "curator-mutex" -> new CuratorMutex(config);
+			case "distlock-etcd" -> distlockEtcd(config);
+			case "jetcd-lock" -> new JetcdLock(config);
 			case "si-jdbc-postgres" -> new SpringIntegrationJdbc(config);
 			case "distlock-local-annotation" -> new Distlock(config, "local", Map.of(), true, (runId) -> () -> {
 			});
@@ -124,6 +126,18 @@ public final class Subjects {
 			properties.put("distlock.zookeeper.connect-string", server.connectString());
 			properties.put("distlock.zookeeper.base-path", "/bench-" + config.runId());
 			return new Distlock(config, "zookeeper", properties, false, (runId) -> server);
+		}
+		catch (Exception | Error ex) {
+			server.close();
+			throw ex;
+		}
+	}
+
+	private static Subject distlockEtcd(BenchConfig config) throws Exception {
+		EtcdServer server = EtcdServer.start();
+		try {
+			return new Distlock(config, "etcd", Map.of("distlock.etcd.endpoints", server.endpoints(),
+					"distlock.etcd.root", "/bench-" + config.runId()), false, (runId) -> server);
 		}
 		catch (Exception | Error ex) {
 			server.close();
