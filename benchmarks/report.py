@@ -44,7 +44,7 @@ REDIS = [
 ]
 SUBJECTS = REDIS + [
     "distlock-zookeeper", "curator-mutex", "distlock-jdbc-postgres", "si-jdbc-postgres",
-    "distlock-local-annotation", "distlock-local-template", "plain-call",
+    "distlock-etcd", "jetcd-lock", "distlock-local-annotation", "distlock-local-template", "plain-call",
 ]
 DIAG = ["diag-sdr-scripts", "diag-redis-provider"]
 ALL = SUBJECTS + DIAG
@@ -57,6 +57,7 @@ PEERS = {
     "distlock-redisson": ["redisson-rlock", "ceiling-lettuce"],
     "distlock-zookeeper": ["curator-mutex"],
     "distlock-jdbc-postgres": ["si-jdbc-postgres"],
+    "distlock-etcd": ["jetcd-lock"],
     "distlock-local-annotation": ["distlock-local-template", "plain-call"],
 }
 NOISY = "†"
@@ -275,6 +276,21 @@ def targets(rows):
               "ZooKeeper ops/s ≥ 1.0 × Curator `InterProcessMutex` (1t, 8t8k, 8t1k)")
     ratio_all("13", "distlock-jdbc-postgres", "si-jdbc-postgres", 1.5, ("1t", "8t8k", "8t1k", "reentry"),
               "JDBC on PostgreSQL ≥ 1.5 × Spring Integration `JdbcLockRegistry` on every shape")
+
+    # issue 29: ahead of every peer on every backend
+    ratio_all("29", "distlock-zookeeper", "curator-mutex", 1.2, ("1t", "8t8k", "8t1k"),
+              "ZooKeeper ops/s ≥ 1.2 × Curator `InterProcessMutex` (1t, 8t8k, 8t1k)")
+    hz, hc = rows.get(("distlock-zookeeper", "handoff")), rows.get(("curator-mutex", "handoff"))
+    if hz and hc:
+        zp, cp = hz["handoff"]["p50_us"], hc["handoff"]["p50_us"]
+        out.append(("29", "handoff `distlock-zookeeper` p50 ≤ Curator's", f"{zp / 1000:.2f} vs {cp / 1000:.2f} ms",
+                    verdict(zp <= cp, is_noisy(rows, ("distlock-zookeeper", "handoff"), ("curator-mutex", "handoff")))))
+    else:
+        out.append(("29", "handoff `distlock-zookeeper` p50 ≤ Curator's", "not measured", verdict(None)))
+    ratio_all("29", "distlock-jdbc-postgres", "si-jdbc-postgres", 1.5, ("1t", "8t8k", "8t1k"),
+              "JDBC on PostgreSQL ≥ 1.5 × Spring Integration `JdbcLockRegistry` (1t, 8t8k, 8t1k)")
+    ratio_all("29", "distlock-redisson", "redisson-rlock", 1.0, ("1t", "8t8k"),
+              "`distlock-redisson` ≥ 1.0 × Redisson `RLock` (1t, 8t8k)")
 
     # issue 14
     ceiling = ops(rows, "ceiling-lettuce", "1t")
