@@ -64,7 +64,9 @@ class PostgresSessionKillTests {
 	void leasesSurviveKilledSessionsAndAreNeverHeldTwice() throws Exception {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix("")
-			.withWatchdog(Duration.ofSeconds(2), Duration.ofMillis(600))
+			// a lease of several renewal intervals: a renewal that fails on a killed session
+			// is retried an interval later, on a loaded machine too
+			.withWatchdog(Duration.ofSeconds(4), Duration.ofMillis(600))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
 		LockTemplate holder = template(holderDatabase.provider().build(), settings);
 		// the checker uses its own pool on the same table: its sessions are not killed
