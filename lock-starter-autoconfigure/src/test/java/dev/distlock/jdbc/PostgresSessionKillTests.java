@@ -64,7 +64,8 @@ class PostgresSessionKillTests {
 	void leasesSurviveKilledSessionsAndAreNeverHeldTwice() throws Exception {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix("")
-			// a lease of several renewal intervals: a renewal that fails on a killed session
+			// a lease of several renewal intervals: a renewal that fails on a killed
+			// session
 			// is retried an interval later, on a loaded machine too
 			.withWatchdog(Duration.ofSeconds(4), Duration.ofMillis(600))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
