@@ -1,6 +1,7 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,10 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
@@ -28,16 +32,22 @@ import org.jspecify.annotations.Nullable;
  * connection timeout. Curator's foreground calls wait up to the connection timeout for a
  * connection on every try and retry by the client's retry policy, with no overall limit,
  * so one call can outlast the caller's wait several times over, and on a silent network
- * nothing answers at all. Here every call goes out in the background (Curator's retry
- * policy still applies to it) and the caller waits for the reply only until the deadline,
- * then fails with a {@link TimeoutException}; a call that is still running goes on in the
- * background, and a create that succeeds after its caller gave up is deleted at once.
+ * nothing answers at all. Here the calls of every acquisition and release (reading the
+ * queue, deleting a node) are synchronous calls of the ZooKeeper client on the caller's
+ * thread, whose reply the client's send thread hands over directly, cut off at the
+ * deadline by {@link CallDeadlines}; the others (creating a node, watching, renewing) go
+ * out in the background (Curator's retry policy and protected mode still apply to them)
+ * and the caller waits for the reply only until the deadline. Either way a call past its
+ * deadline fails with a {@link TimeoutException} and goes on in the background, and a
+ * create that succeeds after its caller gave up is deleted at once.
  */
 final class ZooKeeperCalls {
 
 	private static final Log logger = LogFactory.getLog(ZooKeeperCalls.class);
 
 	private static final String EVENT_THREAD_CLASS = "org.apache.zookeeper.ClientCnxn$EventThread";
+
+	private static final long RETRY_PAUSE_MILLIS = 10;
 
 	private final CuratorFramework client;
 
@@ -49,6 +59,8 @@ final class ZooKeeperCalls {
 	private volatile @Nullable Thread eventThread;
 
 	private final long callTimeoutNanos;
+
+	private final CallDeadlines deadlines = new CallDeadlines();
 
 	ZooKeeperCalls(CuratorFramework client, Duration callTimeout) {
 		this.client = client;
@@ -126,15 +138,74 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * The names of a node's children.
+	 * The names of a node's children: a synchronous call on the caller's thread, bounded
+	 * by the deadline (see {@link CallDeadlines}), and tried again after a lost
+	 * connection until the deadline, as Curator's retry loop would.
 	 * @param path the node
 	 * @param until the deadline
 	 * @return the names
 	 */
 	List<String> children(String path, long until) throws Exception {
-		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
-		this.client.getChildren().inBackground(callback(reply)).forPath(path);
-		return await(reply, "getChildren", path, until, false).getChildren();
+		String serverPath = ZKPaths.fixForNamespace(this.client.getNamespace(), path);
+		while (true) {
+			try {
+				ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
+				return bounded("getChildren", path, until, () -> zooKeeper.getChildren(serverPath, false));
+			}
+			catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException
+					| KeeperException.SessionMovedException ex) {
+				// the client may not have noticed yet: give it a moment before asking
+				// again
+				long left = until - System.nanoTime();
+				if (left <= 0) {
+					throw ex;
+				}
+				Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(left), RETRY_PAUSE_MILLIS));
+				awaitConnection(until);
+			}
+		}
+	}
+
+	/**
+	 * Runs a synchronous call of the ZooKeeper client on this thread, interrupted if it
+	 * has no reply by the deadline.
+	 * @throws TimeoutException if the deadline passed first
+	 */
+	private <T> T bounded(String operation, String path, long until, Blocking<T> call) throws Exception {
+		if (until - System.nanoTime() <= 0) {
+			throw timeout(operation, path);
+		}
+		CallDeadlines.Call running = this.deadlines.start(until);
+		T result;
+		try {
+			result = call.call();
+		}
+		catch (InterruptedException ex) {
+			if (this.deadlines.end(running)) {
+				throw timeout(operation, path);
+			}
+			throw ex;
+		}
+		catch (Exception ex) {
+			this.deadlines.end(running);
+			throw ex;
+		}
+		// a reply that came just as the deadline passed still counts
+		this.deadlines.end(running);
+		return result;
+	}
+
+	private static TimeoutException timeout(String operation, String path) {
+		return new TimeoutException("ZooKeeper did not answer " + operation + " " + path
+				+ " in time (bounded by the wait plus distlock.call-timeout)");
+	}
+
+	/** A synchronous call of the ZooKeeper client. */
+	@FunctionalInterface
+	private interface Blocking<T> {
+
+		T call() throws Exception;
+
 	}
 
 	/**
@@ -194,6 +265,66 @@ final class ZooKeeperCalls {
 	}
 
 	/**
+	 * Checks in one transaction that every node still exists: a write ordered through the
+	 * leader, so an answer also proves the session alive there. A transaction stands or
+	 * falls as a whole, so a node found missing is left out and the rest are checked
+	 * again.
+	 * @param paths the nodes
+	 * @param until the deadline of the whole batch
+	 * @return for each node, in order, whether it exists
+	 * @throws Exception if a transaction got no answer by the deadline or failed
+	 * otherwise; the nodes not yet answered for are then unknown
+	 */
+	boolean[] checkAll(List<String> paths, long until) throws Exception {
+		boolean[] exists = new boolean[paths.size()];
+		List<Integer> pending = new ArrayList<>(paths.size());
+		for (int i = 0; i < paths.size(); i++) {
+			pending.add(i);
+		}
+		String namespace = this.client.getNamespace();
+		while (!pending.isEmpty()) {
+			List<Op> checks = new ArrayList<>(pending.size());
+			for (int index : pending) {
+				checks.add(Op.check(ZKPaths.fixForNamespace(namespace, paths.get(index)), -1));
+			}
+			ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
+			try {
+				bounded("multi check", paths.get(pending.get(0)), until, () -> zooKeeper.multi(checks));
+				for (int index : pending) {
+					exists[index] = true;
+				}
+				return exists;
+			}
+			catch (KeeperException ex) {
+				int missing = firstMissing(ex);
+				if (missing < 0) {
+					throw ex;
+				}
+				pending.remove(missing);
+			}
+		}
+		return exists;
+	}
+
+	/**
+	 * The index of the check that failed a transaction because its node is gone, or -1 if
+	 * it failed otherwise.
+	 */
+	private static int firstMissing(KeeperException ex) {
+		List<OpResult> results = ex.getResults();
+		if (results == null) {
+			return -1;
+		}
+		for (int i = 0; i < results.size(); i++) {
+			if (results.get(i) instanceof OpResult.ErrorResult error
+					&& error.getErr() == KeeperException.Code.NONODE.intValue()) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/**
 	 * Deletes a node in one try, without Curator's retries.
 	 * @param path the node
 	 * @param until the deadline
@@ -203,17 +334,17 @@ final class ZooKeeperCalls {
 	 * @throws InterruptedException if interrupted while waiting for the reply
 	 */
 	boolean deleteOnce(String path, long until) throws InterruptedException {
-		CompletableFuture<Integer> reply = new CompletableFuture<>();
 		try {
-			this.client.getZookeeperClient()
-				.getZooKeeper()
-				.delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1,
-						(code, deleted, context) -> reply.complete(code), null);
-			int code = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-			if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()) {
-				return true;
-			}
-			logger.debug("Deleting lock node " + path + " failed with " + KeeperException.Code.get(code));
+			ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
+			String serverPath = ZKPaths.fixForNamespace(this.client.getNamespace(), path);
+			bounded("delete", path, until, () -> {
+				zooKeeper.delete(serverPath, -1);
+				return null;
+			});
+			return true;
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return true;
 		}
 		catch (InterruptedException ex) {
 			throw ex;
@@ -236,6 +367,11 @@ final class ZooKeeperCalls {
 		catch (Exception ex) {
 			logger.warn("Could not delete lock node " + path + "; it goes when its session ends", ex);
 		}
+	}
+
+	/** Stops bounding calls: a synchronous call still running ends with its reply. */
+	void close() {
+		this.deadlines.close();
 	}
 
 	private BackgroundCallback callback(CompletableFuture<CuratorEvent> reply) {

@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -14,6 +15,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockWaiter;
+import dev.distlock.core.spi.RenewalOutcome;
 import dev.distlock.core.spi.WakeUpSignal;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
@@ -45,9 +47,11 @@ import org.jspecify.annotations.Nullable;
  * every lease of it, fixed ones included; when one passes without renewal it reports the
  * lease lost and only then releases it here, which deletes the node. The holder therefore
  * always learns of the end of its lease before anyone else can take the lock, and no
- * client ever deletes another's node. Renewal is a {@code setData} of the node (a write,
- * ordered through the leader), which fails if the node is gone; the node's data is the
- * owner token, the lease and the full key, for operators.
+ * client ever deletes another's node. Renewal is a write ordered through the leader that
+ * fails if the node is gone: a {@code setData} of the node for one lease, and for the
+ * watchdog's batches one transaction that checks every node at once ({@link #renewAll}),
+ * so N held leases cost one round trip per {@value #CHECKS_PER_TRANSACTION}, not N. The
+ * node's data is the owner token, the lease and the full key, for operators.
  * <p>
  * <b>Sessions</b>: a connection in doubt for too long, or a session lost, ends the held
  * leases (see {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed
@@ -83,6 +87,12 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	static final Duration RECHECK = Duration.ofSeconds(2);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
+
+	/**
+	 * Most nodes checked in one renewal transaction, which keeps its request well below
+	 * the servers' 1 MB limit whatever the keys.
+	 */
+	static final int CHECKS_PER_TRANSACTION = 500;
 
 	private final CuratorFramework client;
 
@@ -341,6 +351,62 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		return !zkLock.isFinished();
 	}
 
+	/**
+	 * Renews many leases in one round trip per {@value #CHECKS_PER_TRANSACTION} leases:
+	 * one transaction of existence checks, which goes through the leader as a renewal's
+	 * write does (see {@link ZooKeeperCalls#checkAll}). A lease whose node is gone is not
+	 * renewed (its holder learns it lost the lock); if the transaction gets no answer in
+	 * the call timeout, every lease of it fails and the core tries again while the lease
+	 * lasts. The node's data keeps the lease it was granted with.
+	 */
+	@Override
+	public RenewalOutcome[] renewAll(List<ZooKeeperHeldLock> locks, Duration lease) {
+		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
+		List<ZooKeeperHeldLock> live = new ArrayList<>(locks.size());
+		List<Integer> indexes = new ArrayList<>(locks.size());
+		for (int i = 0; i < outcomes.length; i++) {
+			if (locks.get(i).isFinished()) {
+				outcomes[i] = RenewalOutcome.notHeld();
+			}
+			else {
+				live.add(locks.get(i));
+				indexes.add(i);
+			}
+		}
+		long until = this.calls.deadline();
+		for (int from = 0; from < live.size(); from += CHECKS_PER_TRANSACTION) {
+			List<ZooKeeperHeldLock> batch = live.subList(from, Math.min(live.size(), from + CHECKS_PER_TRANSACTION));
+			List<String> paths = new ArrayList<>(batch.size());
+			batch.forEach((held) -> paths.add(held.path()));
+			long sent = System.nanoTime();
+			boolean[] exists;
+			try {
+				exists = this.calls.checkAll(paths, until);
+				this.session.confirmed(sent);
+			}
+			catch (Exception ex) {
+				if (ex instanceof InterruptedException) {
+					Thread.currentThread().interrupt();
+				}
+				for (int i = 0; i < batch.size(); i++) {
+					outcomes[indexes.get(from + i)] = RenewalOutcome.failed(ex);
+				}
+				continue;
+			}
+			for (int i = 0; i < batch.size(); i++) {
+				ZooKeeperHeldLock held = batch.get(i);
+				if (!exists[i] && held.finish()) {
+					this.held.remove(held.path(), held);
+				}
+				// a hold that ended meanwhile (session lost) stays ended: the renewal
+				// came
+				// too late
+				outcomes[indexes.get(from + i)] = RenewalOutcome.of(exists[i] && !held.isFinished());
+			}
+		}
+		return outcomes;
+	}
+
 	@Override
 	public void release(ZooKeeperHeldLock zkLock) {
 		zkLock.finish();
@@ -437,6 +503,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	public void close() {
 		this.session.close();
 		this.watcher.wakeAll();
+		this.calls.close();
 	}
 
 	@Override
