@@ -181,6 +181,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
+	public boolean mayBeCluster() {
+		return !(this.commands instanceof RedisAsyncCommands<?, ?>);
+	}
+
+	@Override
 	public boolean isOpen() {
 		if (this.commands instanceof RedisAsyncCommands<?, ?> standalone) {
 			return standalone.getStatefulConnection().isOpen();

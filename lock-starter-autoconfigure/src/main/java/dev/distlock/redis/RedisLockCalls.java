@@ -10,6 +10,8 @@ import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.RenewalOutcome;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.RedisSystemException;
+
 import static dev.distlock.redis.RedisArgs.bytes;
 import static dev.distlock.redis.RedisArgs.digits;
 import static dev.distlock.redis.RedisArgs.keys;
@@ -79,7 +81,12 @@ final class RedisLockCalls {
 			Arrays.fill(renewed, RenewalOutcome.failed(ex));
 			return renewed;
 		}
+		boolean batched = !runner.mayBeCluster();
 		for (boolean member : new boolean[] { false, true }) {
+			if (!member && batched) {
+				renewHoldersBatched(runner, locks, leaseMillis, deadline, renewed);
+				continue;
+			}
 			List<Integer> positions = new ArrayList<>();
 			List<byte[][]> keys = new ArrayList<>();
 			List<byte[][]> args = new ArrayList<>();
@@ -103,6 +110,60 @@ final class RedisLockCalls {
 			}
 		}
 		return renewed;
+	}
+
+	/**
+	 * Renews the leases of locks held as strings
+	 * {@link RedisLockScripts#RENEW_HOLDERS_BATCH} to a script (standalone and Sentinel,
+	 * where keys of one script need not share a slot), the scripts written back to back:
+	 * one round trip, and a command per 26 leases rather than per lease. A script that
+	 * failed fails its leases only; a lease the server failed on alone (code 2) fails
+	 * alone.
+	 */
+	private void renewHoldersBatched(ScriptRunner runner, List<RedisHeldLock> locks, byte[] leaseMillis, long deadline,
+			RenewalOutcome[] renewed) {
+		int batch = RedisLockScripts.RENEW_HOLDERS_BATCH;
+		List<int[]> positions = new ArrayList<>();
+		List<byte[][]> keys = new ArrayList<>();
+		List<byte[][]> args = new ArrayList<>();
+		int[] chunk = new int[batch];
+		int size = 0;
+		for (int i = 0; i <= locks.size(); i++) {
+			if (i < locks.size() && !locks.get(i).keys().heldAsMember()) {
+				chunk[size++] = i;
+			}
+			if (size == batch || (i == locks.size() && size > 0)) {
+				byte[][] chunkKeys = new byte[size][];
+				byte[][] chunkArgs = new byte[size + 1][];
+				chunkArgs[0] = leaseMillis;
+				for (int k = 0; k < size; k++) {
+					RedisHeldLock held = locks.get(chunk[k]);
+					chunkKeys[k] = renewKeys(held)[0];
+					chunkArgs[k + 1] = held.ownerBytes();
+				}
+				positions.add(Arrays.copyOf(chunk, size));
+				keys.add(chunkKeys);
+				args.add(chunkArgs);
+				size = 0;
+			}
+		}
+		if (keys.isEmpty()) {
+			return;
+		}
+		ScriptRunner.Reply[] replies = runner.runAll(this.session.scripts().renewHolders, keys, args, deadline);
+		for (int c = 0; c < replies.length; c++) {
+			int[] at = positions.get(c);
+			RuntimeException failure = replies[c].failure();
+			long codes = replies[c].value();
+			for (int k = 0; k < at.length; k++) {
+				int code = (int) ((codes >>> (2 * k)) & 3);
+				renewed[at[k]] = (failure != null) ? RenewalOutcome.failed(failure)
+						: (code == 2)
+								? RenewalOutcome.failed(new RedisSystemException(
+										"Redis failed to renew the lease of " + locks.get(at[k]).attempt(), null))
+								: RenewalOutcome.of(code == 1);
+			}
+		}
 	}
 
 	/**

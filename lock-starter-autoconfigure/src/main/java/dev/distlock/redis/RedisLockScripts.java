@@ -20,6 +20,11 @@ final class RedisLockScripts {
 
 	private static final RedisLockScripts SHARDED = new RedisLockScripts("SPUBLISH");
 
+	/**
+	 * Most locks {@link #renewHolders} renews in one call: two bits each in a Lua number.
+	 */
+	static final int RENEW_HOLDERS_BATCH = 26;
+
 	final LockScript acquireMutex;
 
 	final LockScript acquireFair;
@@ -37,6 +42,9 @@ final class RedisLockScripts {
 	final LockScript renewHolder;
 
 	final LockScript renewMember;
+
+	/** {@link #renewHolder} for up to {@link #RENEW_HOLDERS_BATCH} locks at once. */
+	final LockScript renewHolders;
 
 	final LockScript waitRegister;
 
@@ -59,6 +67,7 @@ final class RedisLockScripts {
 		this.releaseMember = load("release-member.lua");
 		this.renewHolder = load("renew-holder.lua");
 		this.renewMember = load("renew-member.lua");
+		this.renewHolders = load("renew-holders.lua");
 		this.waitRegister = load("wait-register.lua");
 		this.waitLeave = load("wait-leave.lua");
 		this.serverVersion = load("server-version.lua");

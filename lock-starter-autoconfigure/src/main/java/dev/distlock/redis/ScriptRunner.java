@@ -126,6 +126,15 @@ interface ScriptRunner extends AutoCloseable {
 	boolean sendsAsynchronously();
 
 	/**
+	 * Whether the connection may be a Redis Cluster one, where the keys of one script
+	 * must hash to one slot; a runner that cannot tell says {@code true}.
+	 * @return {@code false} only on a standalone or Sentinel connection
+	 */
+	default boolean mayBeCluster() {
+		return true;
+	}
+
+	/**
 	 * Whether the connection can still be used; a runner whose connection was closed
 	 * under it is replaced.
 	 * @return {@code false} once the connection is closed for good

@@ -2,8 +2,10 @@ package dev.distlock.redis;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockAttempt;
@@ -101,6 +103,56 @@ class RedisBatchRenewalTests {
 		return factory;
 	}
 
+	/**
+	 * Locks held as strings are renewed 26 to a script on a standalone connection: each
+	 * keeps its own outcome across the scripts' bounds, a lock no longer held and one the
+	 * server fails on among them, and the TTL set is the new lease.
+	 */
+	@Test
+	void holdersRenewedManyToAScriptKeepTheirOwnOutcomes() throws Exception {
+		String prefix = "batch:" + UUID.randomUUID() + ":";
+		List<RedisHeldLock> held = new ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			LockType type = List.of(LockType.MUTEX, LockType.FAIR, LockType.WRITE).get(i % 3);
+			held.add(this.provider.tryAcquire(attempt(prefix + i, type)).lock());
+		}
+		this.provider.renew(held.get(0), Duration.ofSeconds(30)); // loads the script a
+																	// pipeline cannot
+																	// load
+		int gone = 25;
+		int broken = 26;
+		this.provider.release(held.get(gone));
+		StringRedisTemplate redis = new StringRedisTemplate(this.factory);
+		String brokenKey = held.get(broken).keys().holder();
+		redis.delete(brokenKey);
+		redis.opsForHash().put(brokenKey, "not", "a string");
+		try {
+			RenewalOutcome[] outcomes = this.provider.renewAll(held, Duration.ofSeconds(30));
+			for (int i = 0; i < held.size(); i++) {
+				if (i == gone) {
+					assertThat(outcomes[i]).as("released lock %d", i).isEqualTo(RenewalOutcome.notHeld());
+				}
+				else if (i == broken) {
+					assertThat(outcomes[i].failure()).as("lock %d the server failed on", i).isNotNull();
+				}
+				else {
+					assertThat(outcomes[i]).as("lock %d", i).isEqualTo(RenewalOutcome.renewed());
+					assertThat(redis.getExpire(held.get(i).keys().holder(), TimeUnit.MILLISECONDS))
+						.as("lock %d's new lease", i)
+						.isGreaterThan(Duration.ofSeconds(20).toMillis());
+				}
+			}
+		}
+		finally {
+			redis.delete(brokenKey);
+			for (int i = 0; i < held.size(); i++) {
+				if (i != gone && i != broken) {
+					this.provider.release(held.get(i));
+				}
+			}
+		}
+	}
+
 	@Test
 	void tenThousandWatchdogLeasesUseTwoThreadsAndBatchedRenewals() throws Exception {
 		ManyWatchdogLeases.Result result = ManyWatchdogLeases.hold(this.provider);
@@ -115,7 +167,9 @@ class RedisBatchRenewalTests {
 	}
 
 	private static LockAttempt attempt(String key, LockType type) {
-		return new LockAttempt(key, type, 1, Duration.ofSeconds(5), UUID.randomUUID().toString());
+		// a call budget that covers connecting on a cold, loaded test JVM
+		return new LockAttempt(key, type, 1, Duration.ofSeconds(5), UUID.randomUUID().toString(), -1,
+				System.nanoTime() + TimeUnit.SECONDS.toNanos(10), null);
 	}
 
 }

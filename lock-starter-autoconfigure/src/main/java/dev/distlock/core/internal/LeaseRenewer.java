@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.RenewalOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease clock shared by every lease of a {@code LockTemplate}: one daemon thread that
@@ -27,6 +29,13 @@ import org.apache.commons.logging.LogFactory;
  * (one thread unless configured otherwise), never on the clock thread, so a backend call
  * that hangs delays no expiry; a renewal never blocks a release, and an answer that comes
  * after the lease ran out counts as lost.
+ * <p>
+ * The clock looks at a lease only when something can happen to it: its next renewal or
+ * its end, whichever comes first. Its schedule is a map from tick to the leases due then
+ * (each lease linked into one tick's list, so it moves or leaves in constant time), kept
+ * by the clock thread alone; other threads hand it leases to (re)schedule through a
+ * queue. A tick with nothing due costs the same whether ten or a hundred thousand leases
+ * are held.
  *
  * @since 0.1.0
  */
@@ -39,7 +48,11 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	private final Set<ManagedLease<?>> watched = ConcurrentHashMap.newKeySet();
+	/** Leases to (re)schedule, handed over by other threads. */
+	private final Queue<ManagedLease<?>> incoming = new ConcurrentLinkedQueue<>();
+
+	/** Tick number to the leases the clock looks at then (the clock thread only). */
+	private final TreeMap<Long, Slot> schedule = new TreeMap<>();
 
 	private final ThreadPoolExecutor renewals;
 
@@ -47,9 +60,13 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private final Object startLock = new Object();
 
+	private final long origin = System.nanoTime();
+
 	private final long tickNanos;
 
 	private final long intervalNanos;
+
+	private volatile int scheduled;
 
 	private volatile Thread clock;
 
@@ -75,14 +92,14 @@ final class LeaseRenewer implements AutoCloseable {
 	}
 
 	/**
-	 * Starts watching a lease: renewing it (watchdog) and reporting its loss when its
-	 * time runs out.
+	 * Starts watching a lease, or looks at it again after its end moved (an extension):
+	 * renewing it (watchdog) and reporting its loss when its time runs out.
 	 */
 	void watch(ManagedLease<?> lease) {
 		if (this.closed) {
 			return;
 		}
-		this.watched.add(lease);
+		this.incoming.add(lease);
 		Thread current = this.clock;
 		if (current == null) {
 			start();
@@ -92,9 +109,10 @@ final class LeaseRenewer implements AutoCloseable {
 		}
 	}
 
+	/** Stops watching a lease that ended; the clock lets go of it at its next tick. */
 	void unwatch(ManagedLease<?> lease) {
-		if (lease.isWatched()) {
-			this.watched.remove(lease);
+		if (lease.isWatched() && !this.closed) {
+			this.incoming.add(lease);
 		}
 	}
 
@@ -112,10 +130,10 @@ final class LeaseRenewer implements AutoCloseable {
 		long emptySince = System.nanoTime();
 		while (!this.closed) {
 			long now = System.nanoTime();
-			if (this.watched.isEmpty()) {
+			if (this.scheduled == 0 && this.incoming.isEmpty()) {
 				if (now - emptySince > IDLE_NANOS) {
 					this.sleepingLong = true;
-					if (this.watched.isEmpty()) {
+					if (this.incoming.isEmpty()) {
 						LockSupport.park(this);
 					}
 					this.sleepingLong = false;
@@ -129,20 +147,39 @@ final class LeaseRenewer implements AutoCloseable {
 			}
 			LockSupport.parkNanos(this, this.tickNanos);
 		}
+		this.schedule.clear();
+		this.incoming.clear();
 	}
 
 	private void tick(long now) {
-		Map<RenewalGroup, List<ManagedLease<?>>> due = null;
-		for (ManagedLease<?> lease : this.watched) {
-			if (lease.endIfExpired(now)) {
-				this.watched.remove(lease);
+		long tick = Math.floorDiv(now - this.origin, this.tickNanos);
+		for (ManagedLease<?> lease = this.incoming.poll(); lease != null; lease = this.incoming.poll()) {
+			unlink(lease);
+			if (!lease.endIfExpired(now)) {
+				link(lease, tick);
 			}
-			else if (lease.renewalDue(now, this.intervalNanos)) {
-				if (due == null) {
-					due = new HashMap<>();
+		}
+		Map<RenewalGroup, List<ManagedLease<?>>> due = null;
+		while (!this.schedule.isEmpty() && this.schedule.firstKey() <= tick) {
+			Slot slot = this.schedule.pollFirstEntry().getValue();
+			ManagedLease<?> lease = slot.head;
+			while (lease != null) {
+				ManagedLease<?> next = lease.clockNext;
+				lease.clockSlot = null;
+				lease.clockPrev = null;
+				lease.clockNext = null;
+				this.scheduled--;
+				if (!lease.endIfExpired(now)) {
+					if (lease.renewalDue(now, this.intervalNanos)) {
+						if (due == null) {
+							due = new HashMap<>();
+						}
+						RenewalGroup group = new RenewalGroup(lease.provider(), lease.startRenewal(now));
+						due.computeIfAbsent(group, (g) -> new ArrayList<>()).add(lease);
+					}
+					link(lease, tick);
 				}
-				RenewalGroup group = new RenewalGroup(lease.provider(), lease.startRenewal(now));
-				due.computeIfAbsent(group, (g) -> new ArrayList<>()).add(lease);
+				lease = next;
 			}
 		}
 		if (due != null) {
@@ -152,6 +189,49 @@ final class LeaseRenewer implements AutoCloseable {
 					submit(group, List.copyOf(batch), now);
 				}
 			});
+		}
+	}
+
+	/**
+	 * Schedules a lease for its next renewal or its end, whichever is first, and after
+	 * this tick.
+	 */
+	private void link(ManagedLease<?> lease, long currentTick) {
+		long at = Math.max(currentTick + 1,
+				-Math.floorDiv(-(lease.nextLookNanos(this.intervalNanos) - this.origin), this.tickNanos));
+		Slot slot = this.schedule.computeIfAbsent(at, Slot::new);
+		ManagedLease<?> head = slot.head;
+		lease.clockNext = head;
+		if (head != null) {
+			head.clockPrev = lease;
+		}
+		slot.head = lease;
+		lease.clockSlot = slot;
+		this.scheduled++;
+	}
+
+	private void unlink(ManagedLease<?> lease) {
+		Object current = lease.clockSlot;
+		if (!(current instanceof Slot slot)) {
+			return;
+		}
+		ManagedLease<?> prev = lease.clockPrev;
+		ManagedLease<?> next = lease.clockNext;
+		if (prev != null) {
+			prev.clockNext = next;
+		}
+		else {
+			slot.head = next;
+		}
+		if (next != null) {
+			next.clockPrev = prev;
+		}
+		lease.clockSlot = null;
+		lease.clockPrev = null;
+		lease.clockNext = null;
+		this.scheduled--;
+		if (slot.head == null) {
+			this.schedule.remove(slot.tick, slot);
 		}
 	}
 
@@ -200,7 +280,7 @@ final class LeaseRenewer implements AutoCloseable {
 	 * @return the number of watched leases
 	 */
 	int watchedLeases() {
-		return this.watched.size();
+		return this.scheduled;
 	}
 
 	/**
@@ -223,10 +303,23 @@ final class LeaseRenewer implements AutoCloseable {
 			LockSupport.unpark(current);
 		}
 		this.renewals.shutdownNow();
-		this.watched.clear();
+		this.incoming.clear();
 	}
 
 	private record RenewalGroup(LockProvider<?> provider, Duration lease) {
+	}
+
+	/** The leases the clock looks at in one tick, linked through the leases. */
+	private static final class Slot {
+
+		private final long tick;
+
+		private @Nullable ManagedLease<?> head;
+
+		Slot(long tick) {
+			this.tick = tick;
+		}
+
 	}
 
 }

@@ -147,6 +147,14 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private boolean overlapped; // guarded by this
 
+	// the lease clock's schedule (LeaseRenewer), touched by the clock thread only
+
+	@Nullable ManagedLease<?> clockPrev;
+
+	@Nullable ManagedLease<?> clockNext;
+
+	@Nullable Object clockSlot;
+
 	/**
 	 * Creates the lease of one acquisition, with the attempt the backend is asked with.
 	 * @param host what the lease reports to
@@ -342,6 +350,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 			this.renewals++;
 			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
 				this.renewLease = duration;
+			}
+			if (this.watched) {
+				// the end moved, perhaps closer: the clock looks at the lease again
+				this.host.watch(this);
 			}
 			this.host.renewed(this);
 			return;
@@ -608,6 +620,21 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	boolean renewalDue(long now, long intervalNanos) {
 		return this.watchdog && this.state == HELD && !this.renewing && now - this.renewSentNanos >= intervalNanos;
+	}
+
+	/**
+	 * When the clock should look at this lease next: its end, or its next watchdog
+	 * renewal if that comes first (in the past while a renewal is in flight too long).
+	 */
+	long nextLookNanos(long intervalNanos) {
+		long next = this.expiryNanos;
+		if (this.watchdog && this.state == HELD) {
+			long due = this.renewSentNanos + intervalNanos;
+			if (due - next < 0) {
+				next = due;
+			}
+		}
+		return next;
 	}
 
 	Duration startRenewal(long sentNanos) {
