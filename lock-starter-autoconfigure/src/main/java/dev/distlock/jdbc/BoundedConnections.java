@@ -134,7 +134,25 @@ final class BoundedConnections {
 	 * (nothing was sent)
 	 */
 	Bounded open(long deadlineNanos, String task) {
-		Warm kept = takeWarm();
+		return open(deadlineNanos, task, false);
+	}
+
+	/**
+	 * Takes the most recently used warm connection on the caller's thread, if one is
+	 * kept, else borrows one as {@link #open(long, String)} does.
+	 * @param deadlineNanos when the call must have returned, on the
+	 * {@link System#nanoTime()} scale
+	 * @param task what the connection is for, for messages
+	 * @return the connection, to be closed
+	 * @throws CannotGetJdbcConnectionException if no connection came by the deadline
+	 * (nothing was sent)
+	 */
+	Bounded openWarm(long deadlineNanos, String task) {
+		return open(deadlineNanos, task, true);
+	}
+
+	private Bounded open(long deadlineNanos, String task, boolean warmFirst) {
+		Warm kept = warmFirst ? takeWarm() : null;
 		if (kept != null) {
 			if (deadlineNanos - System.nanoTime() <= 0) {
 				this.warm.offerLast(kept);
