@@ -163,7 +163,7 @@ final class BoundedConnections {
 			}
 			catch (SQLException | RuntimeException ex) {
 				// fall back to the pool
-				closeQuietly(kept.connection);
+				kept.giveBack();
 			}
 		}
 		Connection connection = borrow(deadlineNanos, task);
@@ -310,14 +310,6 @@ final class BoundedConnections {
 	void close() {
 		this.closed = true;
 		drain();
-	}
-
-	/**
-	 * Connections kept warm now, for tests.
-	 * @return the number kept
-	 */
-	int warmConnections() {
-		return this.warm.size();
 	}
 
 	/**
