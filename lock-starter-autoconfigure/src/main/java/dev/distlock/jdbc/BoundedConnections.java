@@ -4,12 +4,15 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -36,6 +39,17 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * connection, and HikariCP evicts it instead of pooling it again. H2 has no network
  * timeout: embedded, it has no network either, so its connections are borrowed on the
  * caller's thread, without the hand-over.
+ * <p>
+ * <b>Warm connections.</b> Handing every borrow to another thread costs two thread
+ * wake-ups per call, so a connection whose call succeeded is kept for the next call
+ * instead of going straight back to the pool ({@link Bounded#reusable()}), for at most
+ * {@value #KEEP_MILLIS} ms of idleness (less than the time within which HikariCP hands
+ * out a connection without validating it, 500 ms) and at most {@value #MAX_OUT_MILLIS} ms
+ * since it was borrowed (under HikariCP's smallest leak detection threshold, 2 s, and so
+ * that the pool still retires and counts it): a call finds one on its own thread, bounds
+ * its reads as above, and needs no hand-over. A background sweep returns idle ones to the
+ * pool. A connection whose call failed always goes back to the pool (which evicts a
+ * broken one).
  */
 final class BoundedConnections {
 
@@ -50,10 +64,42 @@ final class BoundedConnections {
 			});
 
 	/**
+	 * Returns idle warm connections to their pools; one daemon thread for every provider.
+	 */
+	private static final ScheduledThreadPoolExecutor SWEEPER = new ScheduledThreadPoolExecutor(1, (task) -> {
+		Thread thread = new Thread(task, "distlock-jdbc-warm-sweep");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	/**
 	 * Borrows whose callers gave up that may still wait for the pool before new calls
 	 * fail at once.
 	 */
 	static final int MAX_ABANDONED = 16;
+
+	/** How long a warm connection may stay idle before it goes back to the pool. */
+	static final long KEEP_MILLIS = 100;
+
+	/** How long a connection may stay out of the pool, however busy. */
+	static final long MAX_OUT_MILLIS = 1000;
+
+	private static final long KEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(KEEP_MILLIS);
+
+	private static final long MAX_OUT_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_OUT_MILLIS);
+
+	static {
+		SWEEPER.setRemoveOnCancelPolicy(true);
+		SWEEPER.setKeepAliveTime(60, TimeUnit.SECONDS);
+		SWEEPER.allowCoreThreadTimeOut(true);
+	}
+
+	/** Warm connections, the most recently used last. */
+	private final ConcurrentLinkedDeque<Warm> warm = new ConcurrentLinkedDeque<>();
+
+	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+
+	private volatile boolean closed;
 
 	private final DataSource dataSource;
 
@@ -88,9 +134,41 @@ final class BoundedConnections {
 	 * (nothing was sent)
 	 */
 	Bounded open(long deadlineNanos, String task) {
+		return open(deadlineNanos, task, false);
+	}
+
+	/**
+	 * Takes the most recently used warm connection on the caller's thread, if one is
+	 * kept, else borrows one as {@link #open(long, String)} does.
+	 * @param deadlineNanos when the call must have returned, on the
+	 * {@link System#nanoTime()} scale
+	 * @param task what the connection is for, for messages
+	 * @return the connection, to be closed
+	 * @throws CannotGetJdbcConnectionException if no connection came by the deadline
+	 * (nothing was sent)
+	 */
+	Bounded openWarm(long deadlineNanos, String task) {
+		return open(deadlineNanos, task, true);
+	}
+
+	private Bounded open(long deadlineNanos, String task, boolean warmFirst) {
+		Warm kept = warmFirst ? takeWarm() : null;
+		if (kept != null) {
+			if (deadlineNanos - System.nanoTime() <= 0) {
+				this.warm.offerLast(kept);
+				throw new CannotGetJdbcConnectionException("No time left to borrow a connection for " + task);
+			}
+			try {
+				return new Bounded(this, kept, deadlineNanos);
+			}
+			catch (SQLException | RuntimeException ex) {
+				// fall back to the pool
+				kept.giveBack();
+			}
+		}
 		Connection connection = borrow(deadlineNanos, task);
 		try {
-			return new Bounded(connection, deadlineNanos);
+			return new Bounded(this, connection, deadlineNanos);
 		}
 		catch (SQLException | RuntimeException ex) {
 			closeQuietly(connection);
@@ -160,6 +238,120 @@ final class BoundedConnections {
 		}
 	}
 
+	/**
+	 * The most recently used warm connection, unless it has been idle too long (then it
+	 * and every older one go back to the pool).
+	 * @return the connection, or {@code null}
+	 */
+	private @Nullable Warm takeWarm() {
+		Warm kept = this.warm.pollLast();
+		if (kept == null) {
+			return null;
+		}
+		if (System.nanoTime() - kept.idleSince < KEEP_NANOS) {
+			return kept;
+		}
+		kept.giveBack();
+		sweep();
+		return null;
+	}
+
+	/**
+	 * Keeps a connection whose call succeeded for the next call, or gives it back to the
+	 * pool if it has been out long enough or the provider closed.
+	 */
+	private void keep(Warm kept) {
+		long now = System.nanoTime();
+		if (this.closed || now - kept.borrowedAt >= MAX_OUT_NANOS) {
+			kept.giveBack();
+			return;
+		}
+		kept.idleSince = now;
+		this.warm.offerLast(kept);
+		if (this.closed) {
+			drain();
+		}
+		else if (this.sweepScheduled.compareAndSet(false, true)) {
+			SWEEPER.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
+		}
+	}
+
+	private void sweepAndReschedule() {
+		this.sweepScheduled.set(false);
+		sweep();
+		if (!this.warm.isEmpty() && !this.closed && this.sweepScheduled.compareAndSet(false, true)) {
+			SWEEPER.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
+		}
+	}
+
+	/** Gives the connections idle too long back to the pool, the oldest first. */
+	private void sweep() {
+		while (true) {
+			Warm oldest = this.warm.peekFirst();
+			if (oldest == null || System.nanoTime() - oldest.idleSince < KEEP_NANOS) {
+				return;
+			}
+			if (this.warm.removeFirstOccurrence(oldest)) {
+				oldest.giveBack();
+			}
+		}
+	}
+
+	private void drain() {
+		Warm kept;
+		while ((kept = this.warm.pollFirst()) != null) {
+			kept.giveBack();
+		}
+	}
+
+	/**
+	 * Gives every warm connection back to the pool and keeps none from now on.
+	 */
+	void close() {
+		this.closed = true;
+		drain();
+	}
+
+	/**
+	 * A connection kept out of the pool between calls, with the network timeout it had
+	 * when it was borrowed.
+	 */
+	private static final class Warm {
+
+		final Connection connection;
+
+		final int previous;
+
+		final long borrowedAt;
+
+		boolean changed;
+
+		volatile long idleSince;
+
+		Warm(Connection connection, int previous, long borrowedAt) {
+			this.connection = connection;
+			this.previous = previous;
+			this.borrowedAt = borrowedAt;
+		}
+
+		/** Restores the connection's own network timeout and returns it to its pool. */
+		void giveBack() {
+			try {
+				if (this.changed && !this.connection.isClosed()) {
+					this.connection.setNetworkTimeout(BORROWERS, this.previous);
+				}
+			}
+			catch (SQLException | RuntimeException ex) {
+				// a connection that broke is not pooled again anyway
+				logger.trace("Could not restore the network timeout", ex);
+			}
+			finally {
+				closeQuietly(this.connection);
+			}
+		}
+
+	}
+
 	private static void closeQuietly(@Nullable Connection connection) {
 		if (connection == null) {
 			return;
@@ -173,25 +365,30 @@ final class BoundedConnections {
 	}
 
 	/**
-	 * A borrowed connection whose reads are bounded; closing restores its own bound and
-	 * returns it.
+	 * A borrowed connection whose reads are bounded; closing keeps it warm for the next
+	 * call if the call marked it {@linkplain #reusable() reusable}, else restores its own
+	 * bound and returns it.
 	 */
 	static final class Bounded implements AutoCloseable {
 
-		private final Connection connection;
+		private final BoundedConnections owner;
 
-		private final int previous;
+		private final Warm state;
 
-		private boolean changed;
+		private boolean reusable;
 
-		private Bounded(Connection connection, long deadlineNanos) throws SQLException {
-			this.connection = connection;
-			this.previous = connection.getNetworkTimeout();
+		private Bounded(BoundedConnections owner, Connection connection, long deadlineNanos) throws SQLException {
+			this(owner, new Warm(connection, connection.getNetworkTimeout(), System.nanoTime()), deadlineNanos);
+		}
+
+		private Bounded(BoundedConnections owner, Warm state, long deadlineNanos) throws SQLException {
+			this.owner = owner;
+			this.state = state;
 			bound(deadlineNanos);
 		}
 
 		Connection connection() {
-			return this.connection;
+			return this.state.connection;
 		}
 
 		/**
@@ -204,25 +401,32 @@ final class BoundedConnections {
 		void bound(long deadlineNanos) throws SQLException {
 			long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
 			int timeout = (int) Math.min(Integer.MAX_VALUE, millis);
-			if (this.previous == 0 || timeout < this.previous) {
-				this.connection.setNetworkTimeout(BORROWERS, timeout);
-				this.changed = true;
+			int previous = this.state.previous;
+			if (previous == 0 || timeout < previous) {
+				this.state.connection.setNetworkTimeout(BORROWERS, timeout);
+				this.state.changed = true;
+			}
+			else if (this.state.changed) {
+				this.state.connection.setNetworkTimeout(BORROWERS, previous);
+				this.state.changed = false;
 			}
 		}
 
+		/**
+		 * Marks the connection as fit for the next call: the call succeeded and left it
+		 * as it found it (autocommit, no open transaction).
+		 */
+		void reusable() {
+			this.reusable = true;
+		}
+
 		@Override
-		public void close() throws SQLException {
-			try {
-				if (this.changed && !this.connection.isClosed()) {
-					this.connection.setNetworkTimeout(BORROWERS, this.previous);
-				}
+		public void close() {
+			if (this.reusable && this.owner.networked) {
+				this.owner.keep(this.state);
 			}
-			catch (SQLException ex) {
-				// a connection that broke is not pooled again anyway
-				logger.trace("Could not restore the network timeout", ex);
-			}
-			finally {
-				this.connection.close();
+			else {
+				this.state.giveBack();
 			}
 		}
 

@@ -394,6 +394,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		this.cleanup.close();
 		this.sweeper.close();
 		this.notifications.close();
+		this.connections.close();
 	}
 
 	LockTarget target(LockAttempt attempt) {

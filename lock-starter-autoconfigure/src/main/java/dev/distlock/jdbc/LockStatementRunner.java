@@ -62,8 +62,12 @@ final class LockStatementRunner {
 	 */
 	OperationResult run(Operation operation, Map<String, Object> parameters, @Nullable LockWaitBudget budget,
 			long deadlineNanos) {
-		try (BoundedConnections.Bounded connection = this.connections.open(deadlineNanos, task(operation))) {
-			return run(connection, operation, parameters, budget, deadlineNanos);
+		try (BoundedConnections.Bounded connection = this.connections.openWarm(deadlineNanos, task(operation))) {
+			OperationResult result = run(connection, operation, parameters, budget, deadlineNanos);
+			// it succeeded and left the connection as it found it: the next call may use
+			// it without a hand-over
+			connection.reusable();
+			return result;
 		}
 		catch (SQLException ex) {
 			throw this.failures.translate(task(operation), ex);

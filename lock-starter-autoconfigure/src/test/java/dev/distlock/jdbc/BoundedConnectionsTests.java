@@ -5,8 +5,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
 import dev.distlock.core.spi.LockAttempt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@value BoundedConnections#MAX_ABANDONED} borrows the callers gave up on still wait for
  * the pool, new calls fail at once instead of leaving one more thread waiting; when the
  * pool gives connections again, so does the provider. On PostgreSQL: H2 connections are
- * borrowed on the caller's thread.
+ * borrowed on the caller's thread. A connection whose call succeeded serves the next call
+ * on the caller's thread and goes back to the pool once idle.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BoundedConnectionsTests {
@@ -99,6 +102,53 @@ class BoundedConnectionsTests {
 		finally {
 			provider.close();
 		}
+	}
+
+	@Test
+	void connectionOfASucceededCallServesTheNextCallsAndGoesBackToThePoolWhenIdle() throws Exception {
+		AtomicInteger borrows = new AtomicInteger();
+		DelegatingDataSource counting = new DelegatingDataSource(this.database.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				borrows.incrementAndGet();
+				return super.getConnection();
+			}
+
+		};
+		JdbcLockProvider provider = this.database.provider(counting).cleanupInterval(Duration.ZERO).build();
+		try {
+			int calls = 0;
+			borrows.set(0);
+			for (int i = 0; i < 10; i++) {
+				AttemptOutcome<JdbcHeldLock> held = provider
+					.tryAcquire(new LockAttempt("warm", LockType.MUTEX, 1, Duration.ofSeconds(30), "o-" + i));
+				assertThat(held.isAcquired()).isTrue();
+				provider.release(held.lock());
+				calls += 2;
+			}
+			assertThat(borrows.get()).as("connections borrowed from the pool for %d calls in a row", calls)
+				.isLessThan(calls);
+
+			long idle = System.nanoTime();
+			while (this.database.dataSource().getHikariPoolMXBean().getActiveConnections() > 0
+					&& System.nanoTime() - idle < TimeUnit.SECONDS.toNanos(10)) {
+				Thread.sleep(20);
+			}
+			assertThat(this.database.dataSource().getHikariPoolMXBean().getActiveConnections())
+				.as("connections out of the pool once the calls stopped")
+				.isZero();
+
+			AttemptOutcome<JdbcHeldLock> held = provider
+				.tryAcquire(new LockAttempt("warm", LockType.MUTEX, 1, Duration.ofSeconds(30), "o-last"));
+			provider.release(held.lock());
+		}
+		finally {
+			provider.close();
+		}
+		assertThat(this.database.dataSource().getHikariPoolMXBean().getActiveConnections())
+			.as("connections out of the pool once the provider closed")
+			.isZero();
 	}
 
 }
