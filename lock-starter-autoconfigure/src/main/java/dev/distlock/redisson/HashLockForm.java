@@ -23,7 +23,8 @@ enum HashLockForm implements RedissonLockForm {
 	/**
 	 * A Redisson lock: one try with a script on its layout that also takes the fencing
 	 * token (one round trip); if busy, Redisson's own waiting on the {@code RLock} of the
-	 * same hash, then the token.
+	 * same hash, then the token. Released by a script on the same layout (one round
+	 * trip).
 	 */
 	MUTEX(false) {
 
@@ -45,6 +46,20 @@ enum HashLockForm implements RedissonLockForm {
 				return null;
 			}
 			return super.acquire(node, attempt, state, retentionMillis);
+		}
+
+		/**
+		 * The owner-checked release of {@link RedissonLockScripts#RELEASE_MUTEX}:
+		 * Redisson's unlock without its per-release latch key, in one round trip.
+		 */
+		@Override
+		public CompletableFuture<Boolean> release(RedissonNode node, RedissonHeldLock held) {
+			return node.releaseMutex(RedissonLockKeys.of(held.attempt()), held.ownerId());
+		}
+
+		@Override
+		CompletableFuture<Boolean> releaseAbandoned(RedissonNode node, LockAttempt attempt, long ownerId) {
+			return node.releaseMutex(RedissonLockKeys.of(attempt), ownerId);
 		}
 
 	},

@@ -7,9 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.codec.LongCodec;
+import org.redisson.client.protocol.RedisCommands;
+import org.redisson.command.CommandAsyncExecutor;
 
 /**
  * One of this package's Lua scripts, read once from its {@code .lua} resource with the
@@ -53,12 +57,27 @@ final class LuaScript {
 
 	/**
 	 * Runs the script on the node that owns the first key, answering an integer or nil.
+	 * With the client's command executor (a {@code Redisson} client) the call goes
+	 * straight to it, as Redisson's own locks send their scripts: the arguments as they
+	 * are (Redisson's encoder writes a {@code byte[]} as it is and anything else as its
+	 * UTF-8 text), without the {@code RScript} layer's per-call object, key mapping and
+	 * copies of encoded buffers. Otherwise through {@link RScript}, with the same bytes.
+	 * Both retry as the client is configured to.
 	 * @param client the client
+	 * @param executor the client's command executor, {@code null} to go through
+	 * {@link RScript}
 	 * @param keys the keys, all in one hash slot
 	 * @param args the arguments: {@code byte[]} or text
 	 * @return the reply
 	 */
-	CompletableFuture<Long> evalLong(RedissonClient client, List<Object> keys, Object... args) {
+	CompletableFuture<Long> evalLong(RedissonClient client, @Nullable CommandAsyncExecutor executor, List<Object> keys,
+			Object... args) {
+		if (executor != null) {
+			return executor
+				.<Long, Long>evalWriteAsync((String) keys.get(0), LongCodec.INSTANCE, RedisCommands.EVAL_LONG,
+						this.text, keys, args)
+				.toCompletableFuture();
+		}
 		Object[] encoded = new Object[args.length];
 		for (int i = 0; i < args.length; i++) {
 			encoded[i] = (args[i] instanceof byte[]) ? args[i] : args[i].toString().getBytes(StandardCharsets.UTF_8);

@@ -89,6 +89,14 @@ final class RedissonLockKeys {
 		return this.fence;
 	}
 
+	/**
+	 * Redisson's pub/sub channel of a lock, on which its waiters hear of an unlock
+	 * ({@code RedissonLock.getChannelName()}).
+	 */
+	String lockChannel() {
+		return RedissonObject.prefixName("redisson_lock__channel", this.lock);
+	}
+
 	/** Redisson's wait queue of a FAIR lock (a list of holder fields). */
 	String fairQueue() {
 		return RedissonObject.prefixName("redisson_lock_queue", this.lock);

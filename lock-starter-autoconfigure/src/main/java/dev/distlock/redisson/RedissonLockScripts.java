@@ -15,6 +15,12 @@ final class RedissonLockScripts {
 	static final LuaScript ACQUIRE_MUTEX = LuaScript.load("acquire-mutex.lua");
 
 	/**
+	 * MUTEX release on Redisson's lock layout, owner-checked, with Redisson's unlock
+	 * message.
+	 */
+	static final LuaScript RELEASE_MUTEX = LuaScript.load("release-mutex.lua");
+
+	/**
 	 * Restarts a hash lock's lease if the owner holds it, optionally taking the token.
 	 */
 	static final LuaScript EXTEND_HASH = LuaScript.load("extend-hash.lua");

@@ -15,9 +15,12 @@ import dev.distlock.core.spi.RenewalOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisConnectionException;
+import org.redisson.command.CommandAsyncExecutor;
+import org.redisson.pubsub.LockPubSub;
 
 /**
  * One Redis deployment reached through one {@link RedissonClient}, as both Redisson
@@ -44,6 +47,12 @@ final class RedissonNode {
 	private final String clientId;
 
 	/**
+	 * The client's command executor, through which the scripts go as Redisson's own locks
+	 * send theirs; {@code null} for a client that is not a {@link Redisson}.
+	 */
+	private final @Nullable CommandAsyncExecutor executor;
+
+	/**
 	 * How long a background release waits before asking again after a failure or a "not
 	 * held" to confirm.
 	 */
@@ -52,6 +61,7 @@ final class RedissonNode {
 	RedissonNode(RedissonClient client) {
 		this.client = client;
 		this.clientId = client.getId();
+		this.executor = (client instanceof Redisson redisson) ? redisson.getCommandExecutor() : null;
 	}
 
 	RedissonClient client() {
@@ -76,7 +86,7 @@ final class RedissonNode {
 	 * @return the reply; failed, never thrown, if the call could not even be sent
 	 */
 	CompletableFuture<Long> eval(LuaScript script, List<Object> keys, Object... args) {
-		return call(() -> script.evalLong(this.client, keys, args));
+		return call(() -> script.evalLong(this.client, this.executor, keys, args));
 	}
 
 	/**
@@ -112,6 +122,29 @@ final class RedissonNode {
 			}
 			throw new CompletionException(unwrap(ex));
 		});
+	}
+
+	/**
+	 * Owner-checked MUTEX release with {@link RedissonLockScripts#RELEASE_MUTEX}: ends
+	 * the owner's hold and wakes Redisson's waiters on the lock's channel, as Redisson's
+	 * unlock does, in one round trip.
+	 * @param keys the lock's names
+	 * @param ownerId the owner id
+	 * @return {@code true} if a hold was released, {@code false} if the owner held none
+	 */
+	CompletableFuture<Boolean> releaseMutex(RedissonLockKeys keys, long ownerId) {
+		return eval(RedissonLockScripts.RELEASE_MUTEX, List.of(keys.lock(), keys.lockChannel()),
+				holder(ownerId, LockType.MUTEX), LockPubSub.UNLOCK_MESSAGE, publishCommand())
+			.thenApply((released) -> released != null && released == 1L);
+	}
+
+	/**
+	 * The command Redisson publishes lock messages with on this client: {@code spublish}
+	 * where it uses sharded pub/sub, else {@code publish}.
+	 */
+	private String publishCommand() {
+		return (this.executor != null) ? this.executor.getConnectionManager().getSubscribeService().getPublishCommand()
+				: "publish";
 	}
 
 	/**

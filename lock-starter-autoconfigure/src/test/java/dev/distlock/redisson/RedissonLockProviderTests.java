@@ -162,6 +162,30 @@ class RedissonLockProviderTests {
 		client.getLock(mutexName(attempt)).unlock();
 	}
 
+	@Test
+	void mutexReleaseWakesRedissonsWaitersAndLeavesNoUnlockLatch() throws Exception {
+		RedissonLockProvider provider = provider();
+		LockAttempt attempt = attempt("wake", LockType.MUTEX, Duration.ofSeconds(30));
+		RedissonHeldLock held = provider.acquire(attempt, LockWaiter.tryOnce());
+		org.redisson.api.RLock waiter = client().getLock(mutexName(attempt));
+		// Redisson's waiter sleeps until the holder's lease ends (30 s) unless an unlock
+		// message on the lock's channel wakes it: its wait of 10 s only succeeds if the
+		// release sends one
+		java.util.concurrent.Future<Boolean> waited = this.acquirer
+			.submit(() -> waiter.tryLock(10, 5, TimeUnit.SECONDS));
+		awaitTrue("the RLock waits",
+				() -> this.admin.getTopic("redisson_lock__channel:" + mutexName(attempt)).countSubscribers() > 0);
+		provider.release(held);
+		assertThat(waited.get(10, TimeUnit.SECONDS)).as("woken by the release").isTrue();
+		assertThat(this.admin.getKeys().getKeysByPattern("redisson_unlock_latch:*" + this.prefix + "*"))
+			.as("a release writes no unlock latch")
+			.isEmpty();
+		provider.release(held);
+		assertThat(this.admin.getKeys().countExists(mutexName(attempt)))
+			.as("a second release is owner-checked: the RLock holder keeps the lock")
+			.isEqualTo(1);
+	}
+
 	@ParameterizedTest
 	@EnumSource(LockType.class)
 	void redissonsWatchdogStaysOffSoAnUnrenewedLeaseEnds(LockType type) throws Exception {
