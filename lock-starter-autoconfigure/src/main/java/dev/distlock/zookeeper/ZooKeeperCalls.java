@@ -16,6 +16,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -32,14 +34,14 @@ import org.jspecify.annotations.Nullable;
  * connection timeout. Curator's foreground calls wait up to the connection timeout for a
  * connection on every try and retry by the client's retry policy, with no overall limit,
  * so one call can outlast the caller's wait several times over, and on a silent network
- * nothing answers at all. Here the calls of every acquisition and release (reading the
- * queue, deleting a node) are synchronous calls of the ZooKeeper client on the caller's
- * thread, whose reply the client's send thread hands over directly, cut off at the
- * deadline by {@link CallDeadlines}; the others (creating a node, watching, renewing) go
- * out in the background (Curator's retry policy and protected mode still apply to them)
- * and the caller waits for the reply only until the deadline. Either way a call past its
- * deadline fails with a {@link TimeoutException} and goes on in the background, and a
- * create that succeeds after its caller gave up is deleted at once.
+ * nothing answers at all. Here the calls of every acquisition and release (creating a
+ * node, reading the queue, deleting a node) are synchronous calls on the caller's thread,
+ * whose reply the client's send thread hands over directly, cut off at the deadline by
+ * {@link CallDeadlines}; the others (watching, renewing one lease) go out in the
+ * background and the caller waits for the reply only until the deadline. Either way a
+ * call past its deadline fails with a {@link TimeoutException} and goes on in the
+ * background, and a create that may have succeeded after its caller gave up is found by
+ * its protection id and deleted.
  */
 final class ZooKeeperCalls {
 
@@ -62,9 +64,35 @@ final class ZooKeeperCalls {
 
 	private final CallDeadlines deadlines = new CallDeadlines();
 
+	/** Looks for the event thread of every new session. */
+	private final ConnectionStateListener sessions = (source, state) -> {
+		if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+			findEventThread();
+		}
+	};
+
 	ZooKeeperCalls(CuratorFramework client, Duration callTimeout) {
 		this.client = client;
 		this.callTimeoutNanos = callTimeout.toNanos();
+		client.getConnectionStateListenable().addListener(this.sessions);
+		findEventThread();
+	}
+
+	/**
+	 * Makes one background call, whose reply shows which thread is the event thread of
+	 * the client's current session: the calls of acquisitions and releases are all
+	 * synchronous, so they alone would never show it.
+	 */
+	private void findEventThread() {
+		if (this.client.getState() != CuratorFrameworkState.STARTED) {
+			return;
+		}
+		try {
+			this.client.checkExists().inBackground(callback(new CompletableFuture<>())).forPath("/");
+		}
+		catch (Exception ex) {
+			logger.debug("Could not look for the ZooKeeper client's event thread", ex);
+		}
 	}
 
 	/**
@@ -103,8 +131,12 @@ final class ZooKeeperCalls {
 
 	/**
 	 * Creates an ephemeral sequential node, and its missing parents as containers, in
-	 * Curator's protected mode (a create whose reply was lost is found again by its
-	 * protection id).
+	 * Curator's protected mode: a synchronous call on the caller's thread, bounded by the
+	 * deadline (see {@link CallDeadlines}), with Curator's retries within it. A create
+	 * whose reply was lost is found again by its protection id; one that fails or is cut
+	 * off without an answer (the node may exist all the same) is left to Curator, which
+	 * finds the node by its protection id and deletes it in the background, so a node
+	 * granted to nobody does not wait in the queue until the session ends.
 	 * @param path the node's path up to its sequence number
 	 * @param data the node's data
 	 * @param until the deadline
@@ -112,29 +144,14 @@ final class ZooKeeperCalls {
 	 */
 	Created createSequential(String path, byte[] data, long until) throws Exception {
 		Stat stat = new Stat();
-		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
-		try {
-			this.client.create()
-				.storingStatIn(stat)
-				.creatingParentContainersIfNeeded()
-				.withProtection()
-				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-				.inBackground(callback(reply))
-				.forPath(path, data);
-			CuratorEvent event = await(reply, "create", path, until, false);
-			Stat created = (event.getStat() != null) ? event.getStat() : stat;
-			return new Created(event.getName(), created.getCzxid());
-		}
-		catch (Exception ex) {
-			// the reply may still come: a node granted to nobody must not wait in the
-			// queue until the session ends
-			reply.thenAccept((late) -> {
-				if (late.getResultCode() == KeeperException.Code.OK.intValue() && late.getName() != null) {
-					deleteInBackground(late.getName());
-				}
-			});
-			throw ex;
-		}
+		String created = bounded("create", path, until,
+				() -> this.client.create()
+					.storingStatIn(stat)
+					.creatingParentContainersIfNeeded()
+					.withProtection()
+					.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+					.forPath(path, data));
+		return new Created(created, stat.getCzxid());
 	}
 
 	/**
@@ -371,6 +388,7 @@ final class ZooKeeperCalls {
 
 	/** Stops bounding calls: a synchronous call still running ends with its reply. */
 	void close() {
+		this.client.getConnectionStateListenable().removeListener(this.sessions);
 		this.deadlines.close();
 	}
 

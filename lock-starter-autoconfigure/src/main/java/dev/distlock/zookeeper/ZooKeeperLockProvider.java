@@ -65,8 +65,8 @@ import org.jspecify.annotations.Nullable;
  * {@link LockAttempt#deadlineNanos()} (the wait plus {@code distlock.call-timeout}),
  * Curator's waits for a connection and its retries included; a renewal, a release or a
  * health check waits at most the call timeout (see {@link ZooKeeperCalls}). A call cut
- * off there goes on in the background, and a node it creates late is deleted by its own
- * path.
+ * off there goes on in the background, and a node it may have created is found by its
+ * protection id and deleted.
  *
  * @since 0.1.0
  */
@@ -417,8 +417,8 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	/**
 	 * Nothing is left to clean up: {@link #acquire(LockAttempt, LockWaiter)} deletes a
 	 * node that does not hold the lock before it returns or throws, and a create whose
-	 * reply came late or was lost is deleted by its own path (see {@link ZooKeeperCalls})
-	 * or found and deleted by Curator's protected mode.
+	 * reply came late or was lost is found and deleted by Curator's protected mode (see
+	 * {@link ZooKeeperCalls}).
 	 */
 	@Override
 	public void abandon(LockAttempt attempt) {
