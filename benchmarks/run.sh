@@ -3,9 +3,9 @@
 # benchmarks/results.json and the charts docs/benchmarks-ops.svg, docs/benchmarks-handoff.svg and
 # docs/benchmarks-scaling.svg.
 #
-#   benchmarks/run.sh           full run (~27 min on 2 cores + ~20-30 min of scaling; BENCH_SUBJECTS=@redis ~14 min): JMH 3 x 3 s
-#                               warm-up, 3 x 3 s measurement per subject and shape; handoff: up to 300 handoffs
-#                               (30 s) per subject
+#   benchmarks/run.sh           full run (~35 min on 2 cores + ~20-30 min of scaling; BENCH_SUBJECTS=@redis ~18 min): JMH 5 x 3 s
+#                               warm-up (3 x 3 s left the ZooKeeper subjects, server in-process, still climbing), 3 x 3 s
+#                               measurement per subject and shape; handoff: up to 300 handoffs (30 s) per subject
 #   BENCH_SUBJECTS=@scaling benchmarks/run.sh
 #                               the scaling benchmark alone (issue 29): N watchdog leases held at once (HeldLeases,
 #                               one JVM per backend and N) and 8 threads over 8, 1,000 and 100,000 random keys
@@ -60,7 +60,7 @@ if [ "$MODE" = quick ]; then
   SCALING_N=${BENCH_SCALING_N:-1000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-3}
 else
-  JMH_TIMES=(-f 1 -wi 3 -w 3s -i 3 -r 3s)
+  JMH_TIMES=(-f 1 -wi 5 -w 3s -i 3 -r 3s)
   HANDOFF=(300 30 5 30)
   SCALING_N=${BENCH_SCALING_N:-1000 10000 100000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-10}
