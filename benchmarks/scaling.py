@@ -174,7 +174,8 @@ def section(scaling, props):
              "(`OperatingSystemMXBean`; the in-process ZooKeeper server's included) and that of the `distlock-*` "
              "threads (`ThreadMXBean`), in % of one core; backend round trips per period (Redis, JDBC: the "
              "renewer's batches, each one pipelined or batched call on one connection; ZooKeeper: packets the "
-             "in-process server received, as it renews lease by lease; local: no backend); live `distlock-*` "
+             "in-process server received, one transaction of existence checks per 500 leases and the session's "
+             "pings; local: no backend); live `distlock-*` "
              "threads; heap used after a full GC with the N leases held minus before, ÷ N (ZooKeeper's includes "
              "the in-process server's nodes). A row with leases lost, during the periods or while acquiring, is void: "
              "the renewals did not keep up; acquiring stops at the first lost lease.")
