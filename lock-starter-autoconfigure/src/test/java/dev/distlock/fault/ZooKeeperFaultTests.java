@@ -11,6 +11,7 @@ import java.util.List;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.util.ServiceUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,11 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 		// in-process servers: an fsync per write on a disk shared with builds only adds
 		// random latency
 		System.setProperty("zookeeper.forceSync", "no");
+		// a restarted ensemble member may find its election port still taken for a
+		// moment: keep trying to bind it instead of giving up after three tries, and
+		// never let a server that gives up exit the test JVM (ZooKeeper's default)
+		System.setProperty("zookeeper.electionPortBindRetry", "0");
+		ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
 		this.server = new TestingServer(spec(), true);
 	}
 
