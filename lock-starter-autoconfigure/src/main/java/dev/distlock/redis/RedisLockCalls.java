@@ -174,23 +174,6 @@ final class RedisLockCalls {
 	 * {@code onFailure}.
 	 */
 	void release(RedisHeldLock held, Runnable sent, boolean async, long deadline, Consumer<Throwable> onFailure) {
-		// a release from an interrupted thread is carried out all the same, within its
-		// deadline, and the interrupt is kept for the caller: an interrupted wait would
-		// cancel the command, and Lettuce skips a cancelled command that its event loop
-		// has not written yet, so the lock would stay taken until its lease ends
-		boolean interrupted = Thread.interrupted();
-		try {
-			sendRelease(held, sent, async, deadline, onFailure);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	private void sendRelease(RedisHeldLock held, Runnable sent, boolean async, long deadline,
-			Consumer<Throwable> onFailure) {
 		CompletableFuture<Long> reply;
 		ScriptRunner runner;
 		LockScript script;

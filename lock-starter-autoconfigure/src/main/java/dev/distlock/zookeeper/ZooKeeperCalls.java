@@ -240,7 +240,7 @@ final class ZooKeeperCalls {
 		else {
 			this.client.checkExists().inBackground(callback(reply)).forPath(path);
 		}
-		CuratorEvent event = await(reply, "exists", path, until, true);
+		CuratorEvent event = await(reply, "exists", path, until);
 		return (event.getResultCode() == KeeperException.Code.NONODE.intValue()) ? null : event.getStat();
 	}
 
@@ -260,7 +260,7 @@ final class ZooKeeperCalls {
 		}
 		Map<String, Long> czxids = new HashMap<>();
 		for (Map.Entry<String, CompletableFuture<CuratorEvent>> entry : replies.entrySet()) {
-			CuratorEvent event = await(entry.getValue(), "exists", parent + "/" + entry.getKey(), until, true);
+			CuratorEvent event = await(entry.getValue(), "exists", parent + "/" + entry.getKey(), until);
 			if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
 				czxids.put(entry.getKey(), event.getStat().getCzxid());
 			}
@@ -278,7 +278,7 @@ final class ZooKeeperCalls {
 	boolean setData(String path, byte[] data, long until) throws Exception {
 		CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
 		this.client.setData().inBackground(callback(reply)).forPath(path, data);
-		return await(reply, "setData", path, until, true).getResultCode() != KeeperException.Code.NONODE.intValue();
+		return await(reply, "setData", path, until).getResultCode() != KeeperException.Code.NONODE.intValue();
 	}
 
 	/**
@@ -405,25 +405,23 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * Waits for a reply until the deadline. A reply with an error fails, except "no node"
-	 * where the caller takes it as an answer.
+	 * Waits for a reply until the deadline. A reply with an error fails, except "no
+	 * node", which the callers take as an answer.
 	 */
-	private static CuratorEvent await(CompletableFuture<CuratorEvent> reply, String operation, String path, long until,
-			boolean noNodeIsAnswer) throws Exception {
+	private static CuratorEvent await(CompletableFuture<CuratorEvent> reply, String operation, String path, long until)
+			throws Exception {
 		CuratorEvent event;
 		try {
 			event = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new TimeoutException("ZooKeeper did not answer " + operation + " " + path
-					+ " in time (bounded by the wait plus distlock.call-timeout)");
+			throw timeout(operation, path);
 		}
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
 		}
 		int code = event.getResultCode();
-		if (code != KeeperException.Code.OK.intValue()
-				&& !(noNodeIsAnswer && code == KeeperException.Code.NONODE.intValue())) {
+		if (code != KeeperException.Code.OK.intValue() && code != KeeperException.Code.NONODE.intValue()) {
 			throw KeeperException.create(KeeperException.Code.get(code), path);
 		}
 		return event;

@@ -549,6 +549,31 @@ public abstract class AbstractLockProviderContractTests<P extends LockProvider<?
 				.release();
 		}
 
+		/**
+		 * Cancellation interrupts threads (a disposed subscription's worker,
+		 * {@code Future.cancel(true)}, an executor's {@code shutdownNow},
+		 * {@code distlock.on-lease-lost=interrupt}): a release such a thread makes still
+		 * frees the key, long before its 30 s lease would, and the thread keeps its
+		 * interrupt.
+		 */
+		@Test
+		void leaseReleasedByAnInterruptedThreadFreesTheKeyAndKeepsTheInterrupt() throws Exception {
+			LockTemplate a = newProcess();
+			LockTemplate b = newProcess();
+			String key = key("interrupted");
+			Lease lease = a.acquire(LockRequest.builder(key).lease(Duration.ofSeconds(30)).build());
+			boolean kept = executor().submit(() -> {
+				Thread.currentThread().interrupt();
+				lease.release();
+				return Thread.interrupted();
+			}).get(10, TimeUnit.SECONDS);
+			assertThat(kept).as("the releasing thread's interrupt, kept").isTrue();
+			assertThat(lease.isValid()).isFalse();
+			Optional<Lease> next = b.tryAcquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build());
+			assertThat(next).as("another process, right after the interrupted thread's release").isPresent();
+			next.get().release();
+		}
+
 		@ParameterizedTest
 		@EnumSource(LockType.class)
 		void expiredLeaseFreesTheKeyAndItsStaleReleaseTouchesNothing(LockType type) throws Exception {

@@ -491,6 +491,13 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		if (!BACKEND_RELEASED.compareAndSet(this, false, true)) {
 			return;
 		}
+		// a release from an interrupted thread (a cancelled task or subscription,
+		// shutdownNow, distlock.on-lease-lost=interrupt) is carried out all the same,
+		// within the provider's own bounds, and the interrupt is kept for the caller:
+		// client libraries give up a request whose wait is interrupted (Lettuce skips a
+		// cancelled command its event loop has not written yet), which would leave the
+		// lock taken until its lease ends
+		boolean interrupted = Thread.interrupted();
 		try {
 			if (this.releaseAtOnce || !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
 				if (endWhenSent) {
@@ -504,6 +511,11 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		catch (Exception ex) {
 			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
 					+ "; it frees itself when its lease ends", ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
