@@ -30,6 +30,8 @@
 #   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
 #   BENCH_JMH_TIMES="..."    JMH fork/iteration options instead of the mode's, e.g. "-f 1 -wi 5 -w 3s -i 5 -r 3s"
 #   BENCH_NOISY_LOAD=0.5     cores other processes may use during a figure before it is marked noisy
+#   BENCH_QUIET_LOAD=0.5     after the build, wait until the 1-minute load average is below this (at most
+#   BENCH_SETTLE_SECONDS=300 seconds) before the first figure
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -46,6 +48,21 @@ fi
 log "building (mode: $MODE)"
 if ! ./mvnw -B -q -o -pl benchmarks -am package -DskipTests; then
   ./mvnw -B -q -pl benchmarks -am package -DskipTests
+fi
+
+# the build itself loads the machine: let the 1-minute load average settle before the first figure (it decays with a
+# one-minute time constant), at most BENCH_SETTLE_SECONDS; run.properties records the load it started at
+QUIET_LOAD=${BENCH_QUIET_LOAD:-0.5}
+SETTLE_UNTIL=$((SECONDS + ${BENCH_SETTLE_SECONDS:-300}))
+while awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v q="$QUIET_LOAD" 'BEGIN { exit !(l > q) }' \
+    && [ "$SECONDS" -lt "$SETTLE_UNTIL" ]; do
+  sleep 5
+done
+LOAD1=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$LOAD1" -v q="$QUIET_LOAD" 'BEGIN { exit !(l > q) }'; then
+  log "warning: the 1-minute load average is still $LOAD1 (above $QUIET_LOAD): something else is running"
+else
+  log "1-minute load average $LOAD1: starting"
 fi
 
 CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
