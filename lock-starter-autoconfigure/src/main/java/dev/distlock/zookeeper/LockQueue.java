@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * instead ({@link #inCreationOrder}), which the caller reads from the server; the lock
  * node starts counting from 0 again once it is empty and reaped.
  * <ul>
- * <li>MUTEX, FAIR, WRITE: the first node holds; a waiter watches its predecessor.</li>
+ * <li>MUTEX, FAIR, WRITE: the first node holds; a waiter watches its predecessor, and the
+ * second node holds once the first is deleted.</li>
  * <li>READ: holds when no WRITE node precedes it; a waiter watches the nearest preceding
- * WRITE node.</li>
+ * WRITE node, and holds once it is deleted if no other WRITE node precedes it.</li>
  * <li>SEMAPHORE: the first {@code permits} nodes hold. The first waiter (exactly
  * {@code permits} nodes ahead) watches every holder; later waiters watch their
  * predecessor, which announces its grant by touching its data, so each waiter moves on to
@@ -52,10 +53,13 @@ final class LockQueue {
 	 * position
 	 * @param announce whether a newly granted node must touch its data to wake a
 	 * successor that watches it
+	 * @param grantedWhenGone whether the node holds the lock as soon as a watched node is
+	 * gone, with no need to read the queue again: in the snapshot only that node blocks
+	 * it, and every node created later sorts after it
 	 */
-	record Position(boolean granted, List<String> watch, boolean confirm, boolean announce) {
+	record Position(boolean granted, List<String> watch, boolean confirm, boolean announce, boolean grantedWhenGone) {
 
-		static final Position GRANTED = new Position(true, List.of(), false, false);
+		static final Position GRANTED = new Position(true, List.of(), false, false, false);
 
 	}
 
@@ -85,20 +89,25 @@ final class LockQueue {
 			return null;
 		}
 		return switch (type) {
-			case MUTEX, FAIR, WRITE -> (index == 0) ? Position.GRANTED : waitFor(nodes.get(index - 1));
+			case MUTEX, FAIR, WRITE -> (index == 0) ? Position.GRANTED : waitFor(nodes.get(index - 1), index == 1);
 			case READ -> read(nodes, index);
 			case SEMAPHORE -> semaphore(nodes, index, permits);
 		};
 	}
 
-	private static Position waitFor(Node node) {
-		return new Position(false, List.of(node.name()), false, false);
+	private static Position waitFor(Node node, boolean onlyBlocker) {
+		return new Position(false, List.of(node.name()), false, false, onlyBlocker);
 	}
 
 	private static Position read(List<Node> nodes, int index) {
+		String write = LockNodePaths.marker(LockType.WRITE);
 		for (int i = index - 1; i >= 0; i--) {
-			if (nodes.get(i).marker().equals(LockNodePaths.marker(LockType.WRITE))) {
-				return waitFor(nodes.get(i));
+			if (nodes.get(i).marker().equals(write)) {
+				boolean onlyWrite = true;
+				for (int j = i - 1; j >= 0 && onlyWrite; j--) {
+					onlyWrite = !nodes.get(j).marker().equals(write);
+				}
+				return waitFor(nodes.get(i), onlyWrite);
 			}
 		}
 		return Position.GRANTED;
@@ -106,19 +115,21 @@ final class LockQueue {
 
 	private static Position semaphore(List<Node> nodes, int index, int permits) {
 		if (permits == 1) {
-			return (index == 0) ? Position.GRANTED : waitFor(nodes.get(index - 1));
+			return (index == 0) ? Position.GRANTED : waitFor(nodes.get(index - 1), index == 1);
 		}
 		if (index < permits) {
-			return new Position(true, List.of(), false, index < nodes.size() - 1);
+			return new Position(true, List.of(), false, index < nodes.size() - 1, false);
 		}
 		if (index == permits) {
 			List<String> holders = new ArrayList<>(permits);
 			for (int i = 0; i < permits; i++) {
 				holders.add(nodes.get(i).name());
 			}
-			return new Position(false, holders, false, false);
+			// a semaphore's new holder may have to announce its grant: read the queue
+			// again
+			return new Position(false, holders, false, false, false);
 		}
-		return new Position(false, List.of(nodes.get(index - 1).name()), true, false);
+		return new Position(false, List.of(nodes.get(index - 1).name()), true, false, false);
 	}
 
 	/**

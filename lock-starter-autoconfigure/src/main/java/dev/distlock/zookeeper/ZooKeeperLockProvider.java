@@ -16,7 +16,6 @@ import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockWaiter;
 import dev.distlock.core.spi.RenewalOutcome;
-import dev.distlock.core.spi.WakeUpSignal;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -199,7 +198,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		this.calls.awaitConnection(until);
 		String lockPath = this.paths.lockPath(attempt.key(), attempt.type());
 		byte[] data = data(attempt, attempt.lease());
-		WakeUpSignal wakeup = new WakeUpSignal();
+		NodeWatcher.Wait wait = new NodeWatcher.Wait();
 		Set<String> watched = new HashSet<>();
 		String own = null;
 		long token = 0;
@@ -239,19 +238,17 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 						own = null;
 						continue;
 					}
-					ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token);
-					this.held.put(own, lock);
 					granted = true;
-					return lock;
+					return grant(attempt, own, token);
 				}
 				if (waiter.isTryOnce() || waiter.remaining().isZero()) {
 					return null;
 				}
-				unwatch(watched, wakeup);
+				unwatch(watched, wait);
 				boolean gone = false;
 				for (String name : position.watch()) {
 					String target = lockPath + "/" + name;
-					this.watcher.add(target, wakeup);
+					this.watcher.add(target, wait);
 					watched.add(target);
 					if (this.calls.exists(target, this.watcher, until) == null) {
 						gone = true;
@@ -260,6 +257,14 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 				}
 				children = null;
 				if (gone) {
+					if (position.grantedWhenGone()) {
+						// the only node ahead of ours is gone, and nodes created since
+						// sort
+						// after ours: no need to read the queue again
+						attempt.markSent();
+						granted = true;
+						return grant(attempt, own, token);
+					}
 					continue;
 				}
 				if (position.confirm()) {
@@ -279,11 +284,20 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 				if (remaining <= 0) {
 					return null;
 				}
-				wakeup.await(Math.min(remaining, this.recheckNanos));
+				wait.await(Math.min(remaining, this.recheckNanos));
+				if (position.grantedWhenGone() && deletedAny(watched, wait)) {
+					// the server reported the only node ahead of ours deleted (on our
+					// live
+					// session, so ours still stood), and nodes created since sort after
+					// ours: the hand-over needs no read of the queue
+					attempt.markSent();
+					granted = true;
+					return grant(attempt, own, token);
+				}
 			}
 		}
 		finally {
-			unwatch(watched, wakeup);
+			unwatch(watched, wait);
 			if (!granted && own != null) {
 				delete(own, Math.min(until, this.calls.deadline()));
 			}
@@ -326,11 +340,27 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		return LockQueue.inCreationOrder(nodes, this.calls.creationZxids(lockPath, names, until));
 	}
 
-	private void unwatch(Set<String> watched, WakeUpSignal wakeup) {
+	private ZooKeeperHeldLock grant(LockAttempt attempt, String own, long token) {
+		ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token);
+		this.held.put(own, lock);
+		return lock;
+	}
+
+	private static boolean deletedAny(Set<String> watched, NodeWatcher.Wait wait) {
 		for (String path : watched) {
-			this.watcher.remove(path, wakeup);
+			if (wait.deleted(path)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private void unwatch(Set<String> watched, NodeWatcher.Wait wait) {
+		for (String path : watched) {
+			this.watcher.remove(path, wait);
 		}
 		watched.clear();
+		wait.forget();
 	}
 
 	@Override
