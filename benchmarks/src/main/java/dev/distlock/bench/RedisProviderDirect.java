@@ -33,6 +33,7 @@ final class RedisProviderDirect implements Subject {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.provider = new RedisLockProvider(this.connectionFactory);
+		this.provider.afterPropertiesSet();
 		this.config = config;
 	}
 

@@ -18,6 +18,7 @@ import dev.distlock.redis.RedisArgs.Millis;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 
@@ -53,7 +54,8 @@ import static dev.distlock.redis.RedisArgs.millis;
  * Lettuce's own shared native connection through its asynchronous API ({@code EVALSHA},
  * {@code EVAL} after {@code NOSCRIPT}), outside Spring Data Redis' per-call connection
  * handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
- * The connection is opened on first use. Every call ends by a deadline whatever the
+ * The connection is opened in the background by {@link #afterPropertiesSet()} (Spring
+ * calls it at start-up), or else on first use. Every call ends by a deadline whatever the
  * client's timeouts are: an acquisition's by its wait plus the {@link #setCallTimeout
  * call timeout}, a release's, renewal's or health check's within the call timeout
  * (through {@code RedisTemplate}, the call runs on a thread of its own that the caller
@@ -72,7 +74,7 @@ import static dev.distlock.redis.RedisArgs.millis;
  *
  * @since 0.1.0
  */
-public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLock> {
+public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLock>, InitializingBean {
 
 	/** Default of {@link #setCallTimeout(Duration)}. */
 	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(1);
@@ -122,8 +124,8 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	private volatile Millis lastLease = Millis.of(-1);
 
 	/**
-	 * Creates a provider on the connection factory; it opens no connection until first
-	 * used.
+	 * Creates a provider on the connection factory; it opens no connection until
+	 * {@link #afterPropertiesSet()} or its first use.
 	 * @param connectionFactory the connections to Redis
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory) {
@@ -152,6 +154,21 @@ public final class RedisLockProvider implements TryOnceLockProvider<RedisHeldLoc
 	 */
 	public Duration getCallTimeout() {
 		return this.callTimeout;
+	}
+
+	/**
+	 * Starts opening the provider's connection in the background and returns at once, so
+	 * that the first lock call does not wait for it: a call waits for a connection only
+	 * until its own deadline ({@code waitTime} plus {@code distlock.call-timeout}), and a
+	 * connection made on a call's behalf (Lettuce's connect and handshake, on a cold JVM)
+	 * can take longer than that. Spring calls this once the provider bean is configured;
+	 * without Spring, call it after the setters. If Redis cannot be reached, the next
+	 * call tries again.
+	 * @throws IllegalStateException if the provider is closed
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		this.session.connectInBackground();
 	}
 
 	/**

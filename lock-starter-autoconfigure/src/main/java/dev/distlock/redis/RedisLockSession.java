@@ -19,10 +19,10 @@ import org.springframework.util.ClassUtils;
 
 /**
  * One provider's connection to Redis: the {@link ScriptRunner} (Lettuce's native
- * connection when the factory is Lettuce's, else {@code RedisTemplate}; opened on first
- * use and replaced if it was closed under it), the script set and the release channels
- * (classic pub/sub, or sharded pub/sub on a Redis 7+ Cluster), and the waiters'
- * registration in a lock's wake-up set.
+ * connection when the factory is Lettuce's, else {@code RedisTemplate}; opened when the
+ * provider is initialized or on first use, and replaced if it was closed under it), the
+ * script set and the release channels (classic pub/sub, or sharded pub/sub on a Redis 7+
+ * Cluster), and the waiters' registration in a lock's wake-up set.
  * <p>
  * Connecting can take as long as the client's timeouts allow (Lettuce: its connect
  * timeout, then a handshake bounded by its command timeout), so it runs on a thread of
@@ -94,6 +94,17 @@ final class RedisLockSession {
 	}
 
 	/**
+	 * Starts connecting in the background unless a connection is open or being made, and
+	 * returns at once; a failure is left for the next caller, which tries again.
+	 */
+	void connectInBackground() {
+		ScriptRunner current = this.runner;
+		if (current == null || !current.isOpen()) {
+			connection();
+		}
+	}
+
+	/**
 	 * The runner, connecting on first use; a caller waits for the connection until its
 	 * deadline.
 	 * @param deadlineNanos when to give up waiting for the connection
@@ -105,24 +116,8 @@ final class RedisLockSession {
 		if (current != null && current.isOpen()) {
 			return current;
 		}
-		CompletableFuture<ScriptRunner> connection;
-		synchronized (this) {
-			Assert.state(!this.closed, "RedisLockProvider is closed");
-			connection = this.connecting;
-			if (connection == null || connection.isCompletedExceptionally()
-					|| (connection.isDone() && !connection.join().isOpen())) {
-				// a thread of its own that ends with the connection made: connecting is
-				// rare
-				connection = CompletableFuture.supplyAsync(this::connect, (task) -> {
-					Thread thread = new Thread(task, "distlock-redis-connect");
-					thread.setDaemon(true);
-					thread.start();
-				});
-				this.connecting = connection;
-			}
-		}
 		try {
-			return connection.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return connection().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
@@ -134,6 +129,29 @@ final class RedisLockSession {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new QueryTimeoutException("Interrupted while connecting to Redis", ex);
+		}
+	}
+
+	/**
+	 * The connection being made or made, started on a thread of its own if there is none
+	 * or the last one failed or was closed.
+	 */
+	private CompletableFuture<ScriptRunner> connection() {
+		synchronized (this) {
+			Assert.state(!this.closed, "RedisLockProvider is closed");
+			CompletableFuture<ScriptRunner> connection = this.connecting;
+			if (connection == null || connection.isCompletedExceptionally()
+					|| (connection.isDone() && !connection.join().isOpen())) {
+				// a thread of its own that ends with the connection made: connecting is
+				// rare
+				connection = CompletableFuture.supplyAsync(this::connect, (task) -> {
+					Thread thread = new Thread(task, "distlock-redis-connect");
+					thread.setDaemon(true);
+					thread.start();
+				});
+				this.connecting = connection;
+			}
+			return connection;
 		}
 	}
 

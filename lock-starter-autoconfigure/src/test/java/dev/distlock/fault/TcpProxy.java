@@ -14,6 +14,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP forwarder between clients and a backend server that the test controls, as a
@@ -39,6 +40,10 @@ final class TcpProxy implements AutoCloseable {
 
 	private volatile boolean cut;
 
+	private volatile long connectDelayNanos;
+
+	private final AtomicInteger connected = new AtomicInteger();
+
 	private TcpProxy(ServerSocket server, int targetPort) {
 		this.server = server;
 		this.targetPort = targetPort;
@@ -63,6 +68,19 @@ final class TcpProxy implements AutoCloseable {
 	/** Delays every chunk by this much from now on ({@link Duration#ZERO} for none). */
 	void delay(Duration delay) {
 		this.delayNanos = delay.toNanos();
+	}
+
+	/**
+	 * Holds every new connection this long before it reaches the server, as a slow
+	 * connect would ({@link Duration#ZERO} for none).
+	 */
+	void connectDelay(Duration delay) {
+		this.connectDelayNanos = delay.toNanos();
+	}
+
+	/** How many connections have reached the server through the proxy so far. */
+	int connected() {
+		return this.connected.get();
 	}
 
 	/**
@@ -110,6 +128,10 @@ final class TcpProxy implements AutoCloseable {
 	private void connect(Socket client) {
 		try {
 			awaitOpen();
+			long connectDelay = this.connectDelayNanos;
+			if (connectDelay > 0) {
+				TimeUnit.NANOSECONDS.sleep(connectDelay);
+			}
 			Socket upstream = new Socket();
 			upstream.connect(new InetSocketAddress("127.0.0.1", this.targetPort), 1000);
 			client.setTcpNoDelay(true);
@@ -117,6 +139,7 @@ final class TcpProxy implements AutoCloseable {
 			Link link = new Link(client, upstream);
 			this.links.add(link);
 			link.start();
+			this.connected.incrementAndGet();
 		}
 		catch (IOException | InterruptedException ex) {
 			// refused (server down): the client sees its connection reset
