@@ -137,6 +137,11 @@ final class ZooKeeperCalls {
 	 * off without an answer (the node may exist all the same) is left to Curator, which
 	 * finds the node by its protection id and deletes it in the background, so a node
 	 * granted to nobody does not wait in the queue until the session ends.
+	 * <p>
+	 * A key not locked lately has no nodes: its create fails with "no node", and the
+	 * key's node and its family's node are then created in one transaction (one write on
+	 * the servers instead of Curator's check and create per level) before the create is
+	 * tried again, this time creating whatever is still missing level by level.
 	 * @param path the node's path up to its sequence number
 	 * @param data the node's data
 	 * @param until the deadline
@@ -144,14 +149,44 @@ final class ZooKeeperCalls {
 	 */
 	Created createSequential(String path, byte[] data, long until) throws Exception {
 		Stat stat = new Stat();
-		String created = bounded("create", path, until,
-				() -> this.client.create()
-					.storingStatIn(stat)
-					.creatingParentContainersIfNeeded()
-					.withProtection()
-					.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-					.forPath(path, data));
+		String created;
+		try {
+			created = bounded("create", path, until,
+					() -> this.client.create()
+						.storingStatIn(stat)
+						.withProtection()
+						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+						.forPath(path, data));
+		}
+		catch (KeeperException.NoNodeException ex) {
+			createLockNodes(ZKPaths.getPathAndNode(path).getPath(), until);
+			created = bounded("create", path, until,
+					() -> this.client.create()
+						.storingStatIn(stat)
+						.creatingParentContainersIfNeeded()
+						.withProtection()
+						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+						.forPath(path, data));
+		}
 		return new Created(created, stat.getCzxid());
+	}
+
+	/**
+	 * Creates a lock node and its parent (the key's node) as containers in one
+	 * transaction. If the key's node exists (another family of the key is in use) or the
+	 * base path does not, nothing is created here, and the caller's create makes what is
+	 * missing.
+	 */
+	private void createLockNodes(String lockPath, long until) throws Exception {
+		String keyPath = ZKPaths.getPathAndNode(lockPath).getPath();
+		try {
+			bounded("create", lockPath, until, () -> this.client.transaction()
+				.forOperations(this.client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(keyPath),
+						this.client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(lockPath)));
+		}
+		catch (KeeperException.NodeExistsException | KeeperException.NoNodeException ex) {
+			// left to the create, level by level
+		}
 	}
 
 	/**

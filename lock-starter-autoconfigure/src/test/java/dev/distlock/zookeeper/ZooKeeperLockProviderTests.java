@@ -24,8 +24,11 @@ import dev.distlock.core.LockType;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.server.DataNode;
+import org.apache.zookeeper.server.EphemeralType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -133,6 +136,46 @@ class ZooKeeperLockProviderTests {
 		assertThat(lockNodes()).isEmpty();
 		assertThat(admin.getChildren().forPath("/")).as("nothing created outside the base paths")
 			.allMatch((name) -> name.equals("zookeeper") || name.startsWith("t-"));
+	}
+
+	@Test
+	void newKeysGetContainerNodesAndAnotherFamilyOfAKeyInUseStillQueues() throws Exception {
+		try (ZooKeeperTestSupport.TreeServer tree = new ZooKeeperTestSupport.TreeServer()) {
+			CuratorFramework client = ZooKeeperTestSupport.client(tree.connectString());
+			this.clients.add(client);
+			ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, this.basePath);
+			LockTemplate template = template(provider);
+			// the first lock creates the base path; later new keys get their key's and
+			// lock's nodes in one transaction
+			template.tryAcquire(tryOnce("first", LockType.MUTEX)).orElseThrow().release();
+			Lease mutex = template.tryAcquire(tryOnce("k", LockType.MUTEX)).orElseThrow();
+			// the key's node exists now, its read-write family does not
+			Lease read = template.tryAcquire(tryOnce("k", LockType.READ)).orElseThrow();
+			Lease permit = template
+				.tryAcquire(
+						LockRequest.builder("k").type(LockType.SEMAPHORE).permits(2).waitTime(Duration.ZERO).build())
+				.orElseThrow();
+			String mutexPath = provider.paths().lockPath("k", LockType.MUTEX);
+			String keyPath = ZKPaths.getPathAndNode(mutexPath).getPath();
+			for (String path : List.of(keyPath, mutexPath, provider.paths().lockPath("k", LockType.READ),
+					provider.paths().lockPath("k", LockType.SEMAPHORE))) {
+				DataNode node = tree.tree().getNode(path);
+				assertThat(node).as(path).isNotNull();
+				assertThat(EphemeralType.get(node.stat.getEphemeralOwner())).as("%s is reaped once empty", path)
+					.isEqualTo(EphemeralType.CONTAINER);
+			}
+			assertThat(ZooKeeperTestSupport.lockNodes(client, this.basePath, "")).hasSize(3);
+			CuratorFramework other = ZooKeeperTestSupport.client(tree.connectString());
+			this.clients.add(other);
+			assertThat(
+					template(new ZooKeeperLockProvider(other, this.basePath)).tryAcquire(tryOnce("k", LockType.WRITE)))
+				.as("a reader holds k")
+				.isEmpty();
+			mutex.release();
+			read.release();
+			permit.release();
+			assertThat(ZooKeeperTestSupport.lockNodes(client, this.basePath, "")).isEmpty();
+		}
 	}
 
 	@Test
