@@ -117,7 +117,7 @@ public final class Handoff {
 		properties.add("-Dbench.run.id=" + runId);
 		if ((subject.contains("zookeeper") || subject.contains("curator"))
 				&& System.getProperty("bench.zk.connect") == null) {
-			zookeeper = new TestingServer(true);
+			zookeeper = ZooKeeperServer.inProcess();
 			properties.add("-Dbench.zk.connect=" + zookeeper.getConnectString());
 		}
 		EtcdServer etcd = null;

@@ -1,5 +1,9 @@
 package dev.distlock.bench;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -22,8 +26,27 @@ final class ZooKeeperServer implements AutoCloseable {
 		if (config.zkConnect() != null) {
 			return new ZooKeeperServer(config.zkConnect(), null);
 		}
-		TestingServer server = new TestingServer(true);
+		TestingServer server = inProcess();
 		return new ZooKeeperServer(server.getConnectString(), server);
+	}
+
+	/**
+	 * Starts an in-process server whose data directory is on tmpfs ({@code /dev/shm})
+	 * where there is one, or else in {@code bench.zk.dir}: a log forced to this machine's
+	 * disk made the ZooKeeper figures swing by up to four times from one fork to the next
+	 * on the same code (the disk's other writes, a build's or PostgreSQL's checkpoints,
+	 * delay every {@code fsync}), and both clients wait for the same server, so the
+	 * figures compare the clients, not the disk. The directory goes with the server.
+	 * @return the started server
+	 */
+	static TestingServer inProcess() throws Exception {
+		String configured = System.getProperty("bench.zk.dir");
+		Path parent = (configured != null) ? Path.of(configured) : Path.of("/dev/shm");
+		if (!Files.isDirectory(parent) || !Files.isWritable(parent)) {
+			return new TestingServer(true);
+		}
+		File directory = Files.createTempDirectory(parent, "bench-zk-").toFile();
+		return new TestingServer(-1, directory, true);
 	}
 
 	String connectString() {
