@@ -184,8 +184,9 @@ final class RedisLockCalls {
 			boolean member = keys.heldAsMember();
 			runner = this.session.runner(deadline);
 			script = member ? this.session.scripts().releaseMember : this.session.scripts().releaseHolder;
-			scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), keys.wakeupKey());
-			args = new byte[][] { held.ownerBytes(), keys.wakeupKey() };
+			byte[] wakeup = keys.wakeupKey();
+			scriptKeys = keys(member ? keys.membersKey() : keys.holderKey(), wakeup);
+			args = new byte[][] { held.ownerBytes(), wakeup };
 			reply = runner.start(script, scriptKeys, args, deadline);
 		}
 		finally {
@@ -217,8 +218,8 @@ final class RedisLockCalls {
 	 */
 	void abandon(LockAttempt attempt, long deadline, Consumer<@Nullable Throwable> onDone) {
 		RedisLockKeys keys = RedisLockKeys.of(attempt.key(), attempt.type());
-		byte[][] args = new byte[][] { bytes(attempt.owner()), keys.wakeupKey() };
 		byte[] wakeup = keys.wakeupKey();
+		byte[][] args = new byte[][] { bytes(attempt.owner()), wakeup };
 		ScriptRunner runner = this.session.runner(deadline);
 		RedisLockScripts scripts = this.session.scripts();
 		switch (attempt.type()) {

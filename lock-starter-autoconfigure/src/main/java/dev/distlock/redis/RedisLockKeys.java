@@ -47,6 +47,15 @@ final class RedisLockKeys {
 
 	private final LockType type;
 
+	/**
+	 * The lock's own name, {@code <tag>:<family>}; the fencing counter's and the wake-up
+	 * set's names are built from it when a call needs them, so a held lock keeps one name
+	 * (MUTEX, FAIR) or two (READ/WRITE) rather than every one of them.
+	 */
+	private final byte[] lock;
+
+	private final int tagLength;
+
 	private final byte[] holder;
 
 	private final byte[] members;
@@ -55,20 +64,16 @@ final class RedisLockKeys {
 
 	private final byte[] waiters;
 
-	private final byte[] fence;
-
-	private final byte[] wakeup;
-
 	private RedisLockKeys(byte[] tag, LockType type) {
 		this.type = type;
-		this.fence = join(tag, ":fence");
-		byte[] lock = join(tag, switch (type) {
+		this.tagLength = tag.length;
+		byte[] lock = join(tag, tag.length, switch (type) {
 			case MUTEX -> ":mutex";
 			case FAIR -> ":fair";
 			case READ, WRITE -> ":rw";
 			case SEMAPHORE -> ":semaphore";
 		});
-		this.wakeup = join(lock, ":wakeup");
+		this.lock = lock;
 		switch (type) {
 			case MUTEX -> {
 				this.holder = lock;
@@ -79,14 +84,14 @@ final class RedisLockKeys {
 			case FAIR -> {
 				this.holder = lock;
 				this.members = NONE;
-				this.queue = join(lock, ":queue");
-				this.waiters = join(lock, ":timeouts");
+				this.queue = join(lock, lock.length, ":queue");
+				this.waiters = join(lock, lock.length, ":timeouts");
 			}
 			case READ, WRITE -> {
-				this.holder = join(lock, ":writer");
-				this.members = join(lock, ":readers");
+				this.holder = join(lock, lock.length, ":writer");
+				this.members = join(lock, lock.length, ":readers");
 				this.queue = NONE;
-				this.waiters = join(lock, ":waiting-writers");
+				this.waiters = join(lock, lock.length, ":waiting-writers");
 			}
 			default -> {
 				this.holder = NONE;
@@ -153,11 +158,11 @@ final class RedisLockKeys {
 		return true;
 	}
 
-	private static byte[] join(byte[] prefix, String suffix) {
-		byte[] joined = new byte[prefix.length + suffix.length()];
-		System.arraycopy(prefix, 0, joined, 0, prefix.length);
+	private static byte[] join(byte[] prefix, int length, String suffix) {
+		byte[] joined = new byte[length + suffix.length()];
+		System.arraycopy(prefix, 0, joined, 0, length);
 		for (int i = 0; i < suffix.length(); i++) {
-			joined[prefix.length + i] = (byte) suffix.charAt(i); // suffixes are ASCII
+			joined[length + i] = (byte) suffix.charAt(i); // suffixes are ASCII
 		}
 		return joined;
 	}
@@ -198,13 +203,17 @@ final class RedisLockKeys {
 		return this.waiters;
 	}
 
+	/** The key's fencing counter: a new array on every call. */
 	byte[] fenceKey() {
-		return this.fence;
+		return join(this.lock, this.tagLength, ":fence");
 	}
 
-	/** The waiters to wake on release, and the name of the channel they listen on. */
+	/**
+	 * The waiters to wake on release, and the name of the channel they listen on: a new
+	 * array on every call.
+	 */
 	byte[] wakeupKey() {
-		return this.wakeup;
+		return join(this.lock, this.lock.length, ":wakeup");
 	}
 
 	String holder() {
@@ -216,11 +225,11 @@ final class RedisLockKeys {
 	}
 
 	String fence() {
-		return string(this.fence);
+		return string(fenceKey());
 	}
 
 	String channel() {
-		return string(this.wakeup);
+		return string(wakeupKey());
 	}
 
 	/**
@@ -230,7 +239,7 @@ final class RedisLockKeys {
 	 */
 	List<String> lockState() {
 		List<String> keys = new ArrayList<>(5);
-		for (byte[] key : new byte[][] { this.holder, this.members, this.queue, this.waiters, this.wakeup }) {
+		for (byte[] key : new byte[][] { this.holder, this.members, this.queue, this.waiters, wakeupKey() }) {
 			if (key.length > 0) {
 				keys.add(string(key));
 			}
