@@ -6,7 +6,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds synchronous ZooKeeper calls made on the caller's thread. A synchronous call's
@@ -15,10 +18,11 @@ import java.util.concurrent.locks.LockSupport;
  * which all threads' calls share. A synchronous call has no deadline of its own, though:
  * it waits until the reply comes or the client gives up on the connection. Here the
  * caller registers its deadline for the length of the call, and one daemon thread, which
- * ticks every {@value #TICK_MILLIS} ms while calls are made and sleeps otherwise,
- * interrupts a caller whose deadline passed; the call then throws
- * {@link InterruptedException}, which {@link #end(Call)} tells apart from an interrupt of
- * someone else's and clears. The request itself goes on; its reply is dropped.
+ * ticks every {@value #TICK_MILLIS} ms while calls are made and ends after a second
+ * without any (the next call starts another), interrupts a caller whose deadline passed;
+ * the call then throws {@link InterruptedException}, which {@link #end(Call)} tells apart
+ * from an interrupt of someone else's and clears. The request itself goes on; its reply
+ * is dropped.
  */
 final class CallDeadlines {
 
@@ -32,11 +36,7 @@ final class CallDeadlines {
 
 	private final Set<Call> running = ConcurrentHashMap.newKeySet();
 
-	private final Object startLock = new Object();
-
-	private volatile Thread ticker;
-
-	private volatile boolean sleeping;
+	private final AtomicReference<@Nullable Thread> ticker = new AtomicReference<>();
 
 	private volatile boolean closed;
 
@@ -48,12 +48,8 @@ final class CallDeadlines {
 	Call start(long until) {
 		Call call = new Call(Thread.currentThread(), until);
 		this.running.add(call);
-		Thread current = this.ticker;
-		if (current == null) {
+		if (this.ticker.get() == null) {
 			startTicker();
-		}
-		else if (this.sleeping) {
-			LockSupport.unpark(current);
 		}
 		return call;
 	}
@@ -75,27 +71,29 @@ final class CallDeadlines {
 	}
 
 	private void startTicker() {
-		synchronized (this.startLock) {
-			if (this.ticker == null && !this.closed) {
-				Thread thread = new Thread(this::run, "distlock-zookeeper-deadlines-" + instances.incrementAndGet());
-				thread.setDaemon(true);
-				this.ticker = thread;
-				thread.start();
-			}
+		if (this.closed) {
+			return;
+		}
+		Thread thread = new Thread(this::run, "distlock-zookeeper-deadlines-" + instances.incrementAndGet());
+		thread.setDaemon(true);
+		if (this.ticker.compareAndSet(null, thread)) {
+			thread.start();
 		}
 	}
 
 	private void run() {
+		Thread self = Thread.currentThread();
 		long busySince = System.nanoTime();
 		while (!this.closed) {
 			long now = System.nanoTime();
 			if (this.running.isEmpty()) {
 				if (now - busySince > IDLE_NANOS) {
-					this.sleeping = true;
-					if (this.running.isEmpty() && !this.closed) {
-						LockSupport.park(this);
+					// end, unless a call came in meanwhile and found this thread still
+					// there: a caller that finds none starts one
+					this.ticker.compareAndSet(self, null);
+					if (this.running.isEmpty() || !this.ticker.compareAndSet(null, self)) {
+						return;
 					}
-					this.sleeping = false;
 					busySince = System.nanoTime();
 					continue;
 				}
@@ -115,7 +113,7 @@ final class CallDeadlines {
 	/** Stops the ticker; calls still running then end with their replies. */
 	void close() {
 		this.closed = true;
-		Thread current = this.ticker;
+		Thread current = this.ticker.get();
 		if (current != null) {
 			LockSupport.unpark(current);
 		}

@@ -74,6 +74,10 @@ final class SessionDoubt implements ConnectionStateListener {
 			return thread;
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
+		// no thread while there is nothing to do: it starts with the next connection
+		// change, and stays while a doubt is pending
+		this.scheduler.setKeepAliveTime(10, TimeUnit.SECONDS);
+		this.scheduler.allowCoreThreadTimeOut(true);
 		this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		client.getConnectionStateListenable().addListener(this);
 	}

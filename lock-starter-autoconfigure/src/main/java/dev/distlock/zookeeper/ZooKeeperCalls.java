@@ -37,11 +37,10 @@ import org.jspecify.annotations.Nullable;
  * nothing answers at all. Here the calls of every acquisition and release (creating a
  * node, reading the queue, deleting a node) are synchronous calls on the caller's thread,
  * whose reply the client's send thread hands over directly, cut off at the deadline by
- * {@link CallDeadlines}; the others (watching, renewing one lease) go out in the
- * background and the caller waits for the reply only until the deadline. Either way a
- * call past its deadline fails with a {@link TimeoutException} and goes on in the
- * background, and a create that may have succeeded after its caller gave up is found by
- * its protection id and deleted.
+ * {@link CallDeadlines}; the others (watching, renewing) go out in the background and the
+ * caller waits for the reply only until the deadline. Either way a call past its deadline
+ * fails with a {@link TimeoutException} and goes on in the background, and a create that
+ * may have succeeded after its caller gave up is found by its protection id and deleted.
  */
 final class ZooKeeperCalls {
 
@@ -339,31 +338,43 @@ final class ZooKeeperCalls {
 			for (int index : pending) {
 				checks.add(Op.check(ZKPaths.fixForNamespace(namespace, paths.get(index)), -1));
 			}
-			ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
+			// in the background: renewals are not in a hurry, and a synchronous call
+			// would keep the deadlines' thread alive for as long as leases are held
+			CompletableFuture<MultiReply> reply = new CompletableFuture<>();
+			this.client.getZookeeperClient()
+				.getZooKeeper()
+				.multi(checks, (rc, path, ctx, results) -> reply.complete(new MultiReply(rc, results)), null);
+			MultiReply answer;
 			try {
-				bounded("multi check", paths.get(pending.get(0)), until, () -> zooKeeper.multi(checks));
+				answer = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				throw timeout("multi check", paths.get(pending.get(0)));
+			}
+			if (answer.rc() == KeeperException.Code.OK.intValue()) {
 				for (int index : pending) {
 					exists[index] = true;
 				}
 				return exists;
 			}
-			catch (KeeperException ex) {
-				int missing = firstMissing(ex);
-				if (missing < 0) {
-					throw ex;
-				}
-				pending.remove(missing);
+			int missing = firstMissing(answer.results());
+			if (missing < 0) {
+				throw KeeperException.create(KeeperException.Code.get(answer.rc()), paths.get(pending.get(0)));
 			}
+			pending.remove(missing);
 		}
 		return exists;
+	}
+
+	/** The answer to a transaction sent in the background. */
+	private record MultiReply(int rc, @Nullable List<OpResult> results) {
 	}
 
 	/**
 	 * The index of the check that failed a transaction because its node is gone, or -1 if
 	 * it failed otherwise.
 	 */
-	private static int firstMissing(KeeperException ex) {
-		List<OpResult> results = ex.getResults();
+	private static int firstMissing(@Nullable List<OpResult> results) {
 		if (results == null) {
 			return -1;
 		}

@@ -4,7 +4,9 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -86,6 +88,48 @@ class ZooKeeperBatchRenewalTests {
 		finally {
 			provider.close();
 		}
+	}
+
+	@Test
+	void leasesThatAreOnlyRenewedKeepNoThreadOfTheProviderAlive() throws Exception {
+		Set<Thread> before = Thread.getAllStackTraces().keySet();
+		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, this.basePath);
+		try {
+			List<ZooKeeperHeldLock> held = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				held.add(provider.acquire(attempt("quiet-" + i, LockType.MUTEX), LockWaiter.tryOnce()));
+			}
+			assertThat(providerThreads(before)).as("the thread that bounds the acquisitions' calls").isNotEmpty();
+			// renewing as the watchdog does, a few times a second, until the provider's
+			// threads have ended (the deadlines' thread after a second without a call)
+			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+			List<String> threads = providerThreads(before);
+			while (!threads.isEmpty() && System.nanoTime() - until < 0) {
+				assertThat(provider.renewAll(held, Duration.ofSeconds(30))).containsOnly(RenewalOutcome.renewed());
+				Thread.sleep(250);
+				threads = providerThreads(before);
+			}
+			assertThat(threads).as("threads of a provider that only renews its leases").isEmpty();
+			assertThat(provider.renewAll(held, Duration.ofSeconds(30))).containsOnly(RenewalOutcome.renewed());
+			assertThat(providerThreads(before)).as("threads after one more renewal").isEmpty();
+			for (ZooKeeperHeldLock lock : held) {
+				provider.release(lock);
+			}
+			assertThat(ZooKeeperTestSupport.lockNodes(admin, this.basePath, "")).isEmpty();
+		}
+		finally {
+			provider.close();
+		}
+	}
+
+	private static List<String> providerThreads(Set<Thread> before) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> !before.contains(thread) && thread.isAlive()
+					&& thread.getName().startsWith("distlock-zookeeper"))
+			.map(Thread::getName)
+			.toList();
 	}
 
 	private static LockAttempt attempt(String key, LockType type) {
