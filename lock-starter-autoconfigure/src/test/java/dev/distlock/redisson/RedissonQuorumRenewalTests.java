@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.Lease;
+import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -73,6 +74,20 @@ class RedissonQuorumRenewalTests {
 		};
 		LockTemplate template = new LockTemplate(List.of(counted), provider.name(), settings, List.of());
 		this.resources.add(template);
+		// fresh servers, connections and scripts: on a busy machine the first calls may
+		// outlast the 200 ms node timeout, which is not what this test is about
+		long warmUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (true) {
+			try {
+				template.acquire(LockRequest.builder("warm").waitTime(Duration.ofSeconds(1)).build()).release();
+				break;
+			}
+			catch (LockAcquisitionException ex) {
+				if (System.nanoTime() - warmUntil > 0) {
+					throw ex;
+				}
+			}
+		}
 		List<Lease> leases = new ArrayList<>();
 		for (int i = 0; i < LEASES; i++) {
 			leases.add(template.acquire(LockRequest.builder("key-" + i).waitTime(Duration.ofSeconds(5)).build()));
