@@ -256,38 +256,29 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					}
 				}
 				children = null;
-				if (gone) {
-					if (position.grantedWhenGone()) {
-						// the only node ahead of ours is gone, and nodes created since
-						// sort
-						// after ours: no need to read the queue again
+				if (!gone) {
+					if (position.confirm()) {
+						// the watched node's grant, not only its deletion, moves us:
+						// re-read in case it came first
 						attempt.markSent();
-						granted = true;
-						return grant(attempt, own, token);
+						long sent = System.nanoTime();
+						List<String> again = this.calls.children(lockPath, until);
+						this.session.confirmed(sent);
+						if (!position.equals(LockQueue.position(queueOf(lockPath, again, until),
+								ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()))) {
+							children = again;
+							continue;
+						}
 					}
-					continue;
-				}
-				if (position.confirm()) {
-					// the watched node's grant, not only its deletion, moves us: re-read
-					// in case it came first
-					attempt.markSent();
-					long sent = System.nanoTime();
-					List<String> again = this.calls.children(lockPath, until);
-					this.session.confirmed(sent);
-					if (!position.equals(LockQueue.position(queueOf(lockPath, again, until),
-							ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()))) {
-						children = again;
-						continue;
+					long remaining = waiter.remaining().toNanos();
+					if (remaining <= 0) {
+						return null;
 					}
+					wait.await(Math.min(remaining, this.recheckNanos));
+					gone = deletedAny(watched, wait);
 				}
-				long remaining = waiter.remaining().toNanos();
-				if (remaining <= 0) {
-					return null;
-				}
-				wait.await(Math.min(remaining, this.recheckNanos));
-				if (position.grantedWhenGone() && deletedAny(watched, wait)) {
-					// the server reported the only node ahead of ours deleted (on our
-					// live
+				if (gone && position.grantedWhenGone()) {
+					// the only node ahead of ours is gone (the server said so on our live
 					// session, so ours still stood), and nodes created since sort after
 					// ours: the hand-over needs no read of the queue
 					attempt.markSent();
