@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -50,6 +53,11 @@ final class ZooKeeperCalls {
 
 	private static final long RETRY_PAUSE_MILLIS = 10;
 
+	/** What Curator's protected mode puts before a node's name, ahead of the id. */
+	private static final String PROTECTED_PREFIX = "_c_";
+
+	private static final byte[] NO_DATA = new byte[0];
+
 	private final CuratorFramework client;
 
 	/**
@@ -62,6 +70,14 @@ final class ZooKeeperCalls {
 	private final long callTimeoutNanos;
 
 	private final CallDeadlines deadlines = new CallDeadlines();
+
+	/**
+	 * The protection ids of {@link #queue}: UUID-shaped, this provider's random high half
+	 * and a counter, unique without asking the secure random generator per node.
+	 */
+	private final long protectionPrefix = ThreadLocalRandom.current().nextLong();
+
+	private final AtomicLong protectionCounter = new AtomicLong();
 
 	/** Looks for the event thread of every new session. */
 	private final ConnectionStateListener sessions = (source, state) -> {
@@ -168,6 +184,136 @@ final class ZooKeeperCalls {
 						.forPath(path, data));
 		}
 		return new Created(created, stat.getCzxid());
+	}
+
+	/**
+	 * Queues a node in a lock that already has its lock node, and learns in the same
+	 * reply whether the node is alone there: one transaction creates the node (ephemeral,
+	 * sequential, with a protection id in its name as Curator's protected mode writes it)
+	 * and touches the lock node's data, whose returned stat counts the lock node's
+	 * children after the create. A lock nobody else holds or waits for thus costs one
+	 * request to queue instead of a create and a read of the queue. Both writes carry the
+	 * transaction's zxid, so the touched node's {@code mzxid} is the new node's
+	 * {@code czxid}.
+	 * <p>
+	 * A reply lost with the connection is looked for as Curator's protected mode would:
+	 * once connected again, the queue is read and a child with the protection id is ours;
+	 * without one the transaction is sent again, until the deadline. A transaction that
+	 * fails otherwise, or is cut off at the deadline, may still have created the node: it
+	 * is found by its protection id and deleted in the background.
+	 * @param lockPath the lock node
+	 * @param prefix the node's name up to its sequence number
+	 * @param data the node's data
+	 * @param until the deadline
+	 * @return the queued node, or {@code null} if the lock node does not exist (nothing
+	 * was created)
+	 */
+	@Nullable Queued queue(String lockPath, String prefix, byte[] data, long until) throws Exception {
+		String protectionId = new UUID(this.protectionPrefix, this.protectionCounter.incrementAndGet()).toString();
+		String name = PROTECTED_PREFIX + protectionId + "-" + prefix;
+		List<Op> ops = List.of(this.client.transactionOp()
+			.create()
+			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+			.forPath(lockPath + "/" + name, data)
+			.get(), this.client.transactionOp().setData().forPath(lockPath, NO_DATA).get());
+		boolean sent = false;
+		try {
+			while (true) {
+				try {
+					ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
+					sent = true;
+					List<OpResult> results = bounded("multi create", lockPath, until, () -> zooKeeper.multi(ops));
+					String created = ((OpResult.CreateResult) results.get(0)).getPath();
+					Stat lock = ((OpResult.SetDataResult) results.get(1)).getStat();
+					return new Queued(new Created(lockPath + "/" + ZKPaths.getNodeFromPath(created), lock.getMzxid()),
+							lock.getNumChildren() == 1);
+				}
+				catch (KeeperException.NoNodeException ex) {
+					sent = false;
+					return null;
+				}
+				catch (KeeperException.ConnectionLossException ex) {
+					awaitConnection(until);
+					String found = findProtected(children(lockPath, until), protectionId);
+					if (found != null) {
+						sent = false;
+						return new Queued(new Created(lockPath + "/" + found, 0), false);
+					}
+				}
+			}
+		}
+		catch (Exception ex) {
+			if (sent) {
+				deleteProtectedInBackground(lockPath, protectionId);
+			}
+			throw ex;
+		}
+	}
+
+	private static @Nullable String findProtected(List<String> children, String protectionId) {
+		for (String child : children) {
+			if (child.startsWith(PROTECTED_PREFIX + protectionId)) {
+				return child;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Finds a node by its protection id and deletes it, in the background; a lost
+	 * connection puts the search off until the client is connected again, and a lost
+	 * session ends it (the node went with the session).
+	 */
+	private void deleteProtectedInBackground(String lockPath, String protectionId) {
+		try {
+			this.client.getChildren().inBackground((client, event) -> {
+				int code = event.getResultCode();
+				if (code == KeeperException.Code.OK.intValue()) {
+					String found = findProtected(event.getChildren(), protectionId);
+					if (found != null) {
+						deleteInBackground(lockPath + "/" + found);
+					}
+				}
+				else if (code == KeeperException.Code.CONNECTIONLOSS.intValue()) {
+					whenConnected(() -> deleteProtectedInBackground(lockPath, protectionId));
+				}
+			}).forPath(lockPath);
+		}
+		catch (Exception ex) {
+			logger.warn("Could not look for lock node " + lockPath + "/" + PROTECTED_PREFIX + protectionId
+					+ "*; if it was created, it goes when its session ends", ex);
+		}
+	}
+
+	/** Runs a task once the client is connected again, unless the session is lost. */
+	private void whenConnected(Runnable task) {
+		ConnectionStateListener once = new ConnectionStateListener() {
+			@Override
+			public void stateChanged(CuratorFramework client, ConnectionState state) {
+				if (state == ConnectionState.RECONNECTED || state == ConnectionState.CONNECTED
+						|| state == ConnectionState.LOST) {
+					client.getConnectionStateListenable().removeListener(this);
+					if (state != ConnectionState.LOST) {
+						task.run();
+					}
+				}
+			}
+		};
+		this.client.getConnectionStateListenable().addListener(once);
+		if (this.client.getZookeeperClient().isConnected()) {
+			this.client.getConnectionStateListenable().removeListener(once);
+			task.run();
+		}
+	}
+
+	/**
+	 * A node queued by {@link #queue}.
+	 *
+	 * @param created the node
+	 * @param alone whether it was the lock's only child when it was created, which grants
+	 * it the lock whatever its type
+	 */
+	record Queued(Created created, boolean alone) {
 	}
 
 	/**

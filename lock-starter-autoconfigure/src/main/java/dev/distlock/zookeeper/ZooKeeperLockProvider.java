@@ -56,9 +56,9 @@ import org.jspecify.annotations.Nullable;
  * leases (see {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed
  * delete, which retries after reconnecting, as are nodes released while disconnected. A
  * lock its holder already released but keeps for a hold-at-least stays while the session
- * may still live: its hold ends at its own time, or with the session. Nodes are created
- * with Curator's protection, so a create whose reply was lost is found or deleted, never
- * orphaned.
+ * may still live: its hold ends at its own time, or with the session. Nodes carry a
+ * protection id in their name, as Curator's protected mode writes it, so a create whose
+ * reply was lost is found or deleted, never orphaned.
  * <p>
  * <b>Bounds</b>: every call of an acquisition returns by
  * {@link LockAttempt#deadlineNanos()} (the wait plus {@code distlock.call-timeout}),
@@ -185,12 +185,14 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Queues one node and waits in place: the node is created once and kept while the
-	 * waiter watches the node ahead of it, re-checking on every event and at least every
-	 * {@link #RECHECK}; if the node vanishes (its session expired), a new one is queued.
-	 * A node that does not end up holding the lock is deleted before this returns or
-	 * throws. Every call returns by the attempt's {@link LockAttempt#deadlineNanos()
-	 * deadline}.
+	 * Queues one node and waits in place. A node alone in its lock holds it at once: the
+	 * transaction that creates it also reads the lock's child count (see
+	 * {@link ZooKeeperCalls#queue}), so an uncontended acquisition is one request, and a
+	 * release one more. Otherwise the node is kept while the waiter watches the node
+	 * ahead of it, re-checking on every event and at least every {@link #RECHECK}; if the
+	 * node vanishes (its session expired), a new one is queued. A node that does not end
+	 * up holding the lock is deleted before this returns or throws. Every call returns by
+	 * the attempt's {@link LockAttempt#deadlineNanos() deadline}.
 	 */
 	@Override
 	public @Nullable ZooKeeperHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
@@ -207,8 +209,24 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			List<String> children = null;
 			while (true) {
 				if (own == null) {
-					ZooKeeperCalls.Created created = create(lockPath + "/" + LockNodePaths.marker(attempt.type()) + "-",
-							data, until);
+					String prefix = LockNodePaths.marker(attempt.type()) + "-";
+					attempt.markSent();
+					long sent = System.nanoTime();
+					ZooKeeperCalls.Queued queued = this.calls.queue(lockPath, prefix, data, until);
+					ZooKeeperCalls.Created created;
+					if (queued != null) {
+						this.session.confirmed(sent);
+						created = queued.created();
+						if (queued.alone() && created.czxid() != 0) {
+							// alone in the queue: first, whatever the type
+							own = created.path();
+							granted = true;
+							return grant(attempt, own, created.czxid());
+						}
+					}
+					else {
+						created = create(lockPath + "/" + prefix, data, until);
+					}
 					own = created.path();
 					token = created.czxid();
 					if (token == 0) {

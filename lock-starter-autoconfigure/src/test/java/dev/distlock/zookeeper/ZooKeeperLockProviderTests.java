@@ -179,6 +179,43 @@ class ZooKeeperLockProviderTests {
 	}
 
 	@Test
+	void lockNobodyElseWantsTakesOneRequestAndItsTokenIsItsNodesCreationZxid() throws Exception {
+		try (ZooKeeperTestSupport.TreeServer tree = new ZooKeeperTestSupport.TreeServer()) {
+			// a minute's session: no ping while the requests are counted
+			CuratorFramework client = ZooKeeperTestSupport.client(tree.connectString(), 60_000);
+			this.clients.add(client);
+			ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client, this.basePath);
+			LockTemplate template = template(provider);
+			LockRequest request = LockRequest.builder("solo")
+				.lease(Duration.ofMinutes(1))
+				.waitTime(Duration.ZERO)
+				.build();
+			// creates the key's and the lock's nodes, which stay (this server reaps no
+			// container)
+			template.tryAcquire(request).orElseThrow().release();
+			String lockPath = provider.paths().lockPath("solo", LockType.MUTEX);
+			long before = tree.packetsReceived();
+			Lease lease = template.tryAcquire(request).orElseThrow();
+			long acquired = tree.packetsReceived();
+			List<String> queue = List.copyOf(tree.tree().getNode(lockPath).getChildren());
+			assertThat(queue).hasSize(1);
+			DataNode node = tree.tree().getNode(lockPath + "/" + queue.get(0));
+			assertThat(lease.fencingToken()).as("the token is the node's czxid").isEqualTo(node.stat.getCzxid());
+			// another process finds the lock taken: its node was not alone
+			CuratorFramework other = ZooKeeperTestSupport.client(tree.connectString(), 60_000);
+			this.clients.add(other);
+			assertThat(template(new ZooKeeperLockProvider(other, this.basePath)).tryAcquire(request)).isEmpty();
+			long beforeRelease = tree.packetsReceived();
+			lease.release();
+			assertThat(acquired - before).as("requests to take a lock nobody else wants").isEqualTo(1);
+			assertThat(tree.packetsReceived() - beforeRelease).as("requests to release it").isEqualTo(1);
+			Lease next = template.tryAcquire(request).orElseThrow();
+			assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+			next.release();
+		}
+	}
+
+	@Test
 	void semaphoreWaiterIsWokenByAnyHolderNotOnlyItsPredecessor() throws Exception {
 		// waiters must not need the periodic re-check: make it longer than the test may
 		// take

@@ -159,6 +159,11 @@ public final class ZooKeeperTestSupport {
 			return this.server.getZKDatabase().getDataTree();
 		}
 
+		/** The requests (pings included) the server has read from all clients. */
+		long packetsReceived() {
+			return this.server.serverStats().getPacketsReceived();
+		}
+
 		@Override
 		public void close() throws IOException {
 			this.connections.shutdown();
