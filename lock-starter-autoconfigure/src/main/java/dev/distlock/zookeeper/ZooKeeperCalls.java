@@ -187,14 +187,17 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * Queues a node in a lock that already has its lock node, and learns in the same
-	 * reply whether the node is alone there: one transaction creates the node (ephemeral,
-	 * sequential, with a protection id in its name as Curator's protected mode writes it)
-	 * and touches the lock node's data, whose returned stat counts the lock node's
-	 * children after the create. A lock nobody else holds or waits for thus costs one
-	 * request to queue instead of a create and a read of the queue. Both writes carry the
-	 * transaction's zxid, so the touched node's {@code mzxid} is the new node's
-	 * {@code czxid}.
+	 * Queues a node and learns in the same reply whether it is alone in its lock: one
+	 * transaction creates the node (ephemeral, sequential, with a protection id in its
+	 * name as Curator's protected mode writes it) and touches the lock node's data, whose
+	 * returned stat counts the lock node's children after the create. A lock nobody else
+	 * holds or waits for thus costs one request to queue instead of a create and a read
+	 * of the queue. Both writes carry the transaction's zxid, so the touched node's
+	 * {@code mzxid} is the new node's {@code czxid}. A lock node that does not exist
+	 * fails the transaction as a whole; it is then sent again with the creates of the
+	 * key's node and the lock node as containers before the node's (a new key: two
+	 * requests), or of the lock node alone if the key's node exists (another family of
+	 * the key is in use).
 	 * <p>
 	 * A reply lost with the connection is looked for as Curator's protected mode would:
 	 * once connected again, the queue is read and a child with the protection id is ours;
@@ -205,41 +208,49 @@ final class ZooKeeperCalls {
 	 * @param prefix the node's name up to its sequence number
 	 * @param data the node's data
 	 * @param until the deadline
-	 * @return the queued node, or {@code null} if the lock node does not exist (nothing
-	 * was created)
+	 * @return the queued node, or {@code null} if the base path does not exist or a
+	 * container was created or reaped meanwhile (nothing was created: the caller creates
+	 * the node with Curator's protected create, which makes the missing parents)
 	 */
 	@Nullable Queued queue(String lockPath, String prefix, byte[] data, long until) throws Exception {
 		String protectionId = new UUID(this.protectionPrefix, this.protectionCounter.incrementAndGet()).toString();
-		String name = PROTECTED_PREFIX + protectionId + "-" + prefix;
-		List<Op> ops = List.of(this.client.transactionOp()
+		Op create = this.client.transactionOp()
 			.create()
 			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-			.forPath(lockPath + "/" + name, data)
-			.get(), this.client.transactionOp().setData().forPath(lockPath, NO_DATA).get());
+			.forPath(lockPath + "/" + PROTECTED_PREFIX + protectionId + "-" + prefix, data)
+			.get();
+		Op touch = this.client.transactionOp().setData().forPath(lockPath, NO_DATA).get();
 		boolean sent = false;
 		try {
-			while (true) {
-				try {
-					ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
-					sent = true;
-					List<OpResult> results = bounded("multi create", lockPath, until, () -> zooKeeper.multi(ops));
-					String created = ((OpResult.CreateResult) results.get(0)).getPath();
-					Stat lock = ((OpResult.SetDataResult) results.get(1)).getStat();
-					return new Queued(new Created(lockPath + "/" + ZKPaths.getNodeFromPath(created), lock.getMzxid()),
-							lock.getNumChildren() == 1);
-				}
-				catch (KeeperException.NoNodeException ex) {
-					sent = false;
-					return null;
-				}
-				catch (KeeperException.ConnectionLossException ex) {
-					awaitConnection(until);
-					String found = findProtected(children(lockPath, until), protectionId);
-					if (found != null) {
-						sent = false;
-						return new Queued(new Created(lockPath + "/" + found, 0), false);
-					}
-				}
+			try {
+				// the lock node exists: a key in use or used lately
+				sent = true;
+				return multiQueue(List.of(create, touch), lockPath, protectionId, until);
+			}
+			catch (KeeperException.NoNodeException ex) {
+				// nothing was created
+			}
+			String keyPath = ZKPaths.getPathAndNode(lockPath).getPath();
+			try {
+				// a new key: its node and its lock node are containers, reaped once empty
+				return multiQueue(List.of(container(keyPath), container(lockPath), create, touch), lockPath,
+						protectionId, until);
+			}
+			catch (KeeperException.NoNodeException ex) {
+				// the base path is missing: left to Curator's create, which makes it
+				sent = false;
+				return null;
+			}
+			catch (KeeperException.NodeExistsException ex) {
+				// the key's node exists: another family of the key is in use
+			}
+			try {
+				return multiQueue(List.of(container(lockPath), create, touch), lockPath, protectionId, until);
+			}
+			catch (KeeperException.NoNodeException | KeeperException.NodeExistsException ex) {
+				// raced with the reaper or another process: left to Curator's create
+				sent = false;
+				return null;
 			}
 		}
 		catch (Exception ex) {
@@ -247,6 +258,45 @@ final class ZooKeeperCalls {
 				deleteProtectedInBackground(lockPath, protectionId);
 			}
 			throw ex;
+		}
+	}
+
+	private Op container(String path) throws Exception {
+		return this.client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path).get();
+	}
+
+	/**
+	 * Sends one queueing transaction, whose last two operations are the create and the
+	 * touch of the lock node. After a lost connection the queue is read once connected
+	 * again: a node with the protection id is ours, and without one the transaction is
+	 * sent again.
+	 * @throws KeeperException.NoNodeException if a parent is missing (nothing created)
+	 * @throws KeeperException.NodeExistsException if a container to create exists
+	 * (nothing created)
+	 */
+	private Queued multiQueue(List<Op> ops, String lockPath, String protectionId, long until) throws Exception {
+		while (true) {
+			try {
+				ZooKeeper zooKeeper = this.client.getZookeeperClient().getZooKeeper();
+				List<OpResult> results = bounded("multi create", lockPath, until, () -> zooKeeper.multi(ops));
+				String created = ((OpResult.CreateResult) results.get(ops.size() - 2)).getPath();
+				Stat lock = ((OpResult.SetDataResult) results.get(ops.size() - 1)).getStat();
+				return new Queued(new Created(lockPath + "/" + ZKPaths.getNodeFromPath(created), lock.getMzxid()),
+						lock.getNumChildren() == 1);
+			}
+			catch (KeeperException.ConnectionLossException ex) {
+				awaitConnection(until);
+				String found;
+				try {
+					found = findProtected(children(lockPath, until), protectionId);
+				}
+				catch (KeeperException.NoNodeException missing) {
+					found = null;
+				}
+				if (found != null) {
+					return new Queued(new Created(lockPath + "/" + found, 0), false);
+				}
+			}
 		}
 	}
 

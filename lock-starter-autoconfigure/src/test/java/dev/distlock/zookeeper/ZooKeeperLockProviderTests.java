@@ -179,7 +179,7 @@ class ZooKeeperLockProviderTests {
 	}
 
 	@Test
-	void lockNobodyElseWantsTakesOneRequestAndItsTokenIsItsNodesCreationZxid() throws Exception {
+	void lockNobodyElseWantsTakesOneRequestANewKeysTwoAndTheTokenIsTheNodesCreationZxid() throws Exception {
 		try (ZooKeeperTestSupport.TreeServer tree = new ZooKeeperTestSupport.TreeServer()) {
 			// a minute's session: no ping while the requests are counted
 			CuratorFramework client = ZooKeeperTestSupport.client(tree.connectString(), 60_000);
@@ -190,9 +190,16 @@ class ZooKeeperLockProviderTests {
 				.lease(Duration.ofMinutes(1))
 				.waitTime(Duration.ZERO)
 				.build();
-			// creates the key's and the lock's nodes, which stay (this server reaps no
-			// container)
+			// creates the base path
+			template.tryAcquire(LockRequest.builder("first").waitTime(Duration.ZERO).build()).orElseThrow().release();
+			// a new key: a transaction that fails for want of the lock node, then one
+			// that
+			// creates the key's and the lock's nodes with the queued one (they stay: this
+			// server reaps no container)
+			long beforeNewKey = tree.packetsReceived();
 			template.tryAcquire(request).orElseThrow().release();
+			assertThat(tree.packetsReceived() - beforeNewKey).as("requests to take and release a new key's lock")
+				.isEqualTo(3);
 			String lockPath = provider.paths().lockPath("solo", LockType.MUTEX);
 			long before = tree.packetsReceived();
 			Lease lease = template.tryAcquire(request).orElseThrow();
