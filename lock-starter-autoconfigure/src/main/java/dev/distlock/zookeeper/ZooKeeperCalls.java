@@ -58,6 +58,8 @@ final class ZooKeeperCalls {
 
 	private static final byte[] NO_DATA = new byte[0];
 
+	private static final int NEW_KEY_SCORE_LIMIT = 8;
+
 	private final CuratorFramework client;
 
 	/**
@@ -78,6 +80,12 @@ final class ZooKeeperCalls {
 	private final long protectionPrefix = ThreadLocalRandom.current().nextLong();
 
 	private final AtomicLong protectionCounter = new AtomicLong();
+
+	/**
+	 * Above zero while most recently queued keys were new (no lock node): {@link #queue}
+	 * then sends the transaction that creates the key first.
+	 */
+	private volatile int newKeyScore;
 
 	/** Looks for the event thread of every new session. */
 	private final ConnectionStateListener sessions = (source, state) -> {
@@ -197,7 +205,8 @@ final class ZooKeeperCalls {
 	 * fails the transaction as a whole; it is then sent again with the creates of the
 	 * key's node and the lock node as containers before the node's (a new key: two
 	 * requests), or of the lock node alone if the key's node exists (another family of
-	 * the key is in use).
+	 * the key is in use). While most recent keys were new, the transaction for a new key
+	 * goes first, so a new key costs one request and a key in use two.
 	 * <p>
 	 * A reply lost with the connection is looked for as Curator's protected mode would:
 	 * once connected again, the queue is read and a child with the protection id is ours;
@@ -220,29 +229,57 @@ final class ZooKeeperCalls {
 			.forPath(lockPath + "/" + PROTECTED_PREFIX + protectionId + "-" + prefix, data)
 			.get();
 		Op touch = this.client.transactionOp().setData().forPath(lockPath, NO_DATA).get();
+		String keyPath = ZKPaths.getPathAndNode(lockPath).getPath();
+		// guess the shape from the recent keys: a lock per business object is mostly new
+		// keys, a lock per resource mostly keys in use; a wrong guess costs one request
+		// that fails and creates nothing
+		boolean newKeyFirst = this.newKeyScore > 0;
 		boolean sent = false;
 		try {
+			sent = true;
+			if (newKeyFirst) {
+				try {
+					Queued queued = multiQueue(List.of(container(keyPath), container(lockPath), create, touch),
+							lockPath, protectionId, until);
+					learn(true);
+					return queued;
+				}
+				catch (KeeperException.NoNodeException ex) {
+					// the base path is missing: left to Curator's create, which makes it
+					sent = false;
+					return null;
+				}
+				catch (KeeperException.NodeExistsException ex) {
+					learn(false);
+				}
+			}
 			try {
 				// the lock node exists: a key in use or used lately
-				sent = true;
-				return multiQueue(List.of(create, touch), lockPath, protectionId, until);
+				Queued queued = multiQueue(List.of(create, touch), lockPath, protectionId, until);
+				if (!newKeyFirst) {
+					learn(false);
+				}
+				return queued;
 			}
 			catch (KeeperException.NoNodeException ex) {
 				// nothing was created
 			}
-			String keyPath = ZKPaths.getPathAndNode(lockPath).getPath();
-			try {
-				// a new key: its node and its lock node are containers, reaped once empty
-				return multiQueue(List.of(container(keyPath), container(lockPath), create, touch), lockPath,
-						protectionId, until);
-			}
-			catch (KeeperException.NoNodeException ex) {
-				// the base path is missing: left to Curator's create, which makes it
-				sent = false;
-				return null;
-			}
-			catch (KeeperException.NodeExistsException ex) {
-				// the key's node exists: another family of the key is in use
+			if (!newKeyFirst) {
+				try {
+					// a new key: its node and its lock node are containers, reaped once
+					// empty
+					Queued queued = multiQueue(List.of(container(keyPath), container(lockPath), create, touch),
+							lockPath, protectionId, until);
+					learn(true);
+					return queued;
+				}
+				catch (KeeperException.NoNodeException ex) {
+					sent = false;
+					return null;
+				}
+				catch (KeeperException.NodeExistsException ex) {
+					// the key's node exists: another family of the key is in use
+				}
 			}
 			try {
 				return multiQueue(List.of(container(lockPath), create, touch), lockPath, protectionId, until);
@@ -259,6 +296,17 @@ final class ZooKeeperCalls {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * Counts a queued key as new or in use, saturating at
+	 * &plusmn;{@value #NEW_KEY_SCORE_LIMIT}; threads race on it, which only blurs a
+	 * guess.
+	 */
+	private void learn(boolean newKey) {
+		int score = this.newKeyScore;
+		this.newKeyScore = newKey ? Math.min(score + 1, NEW_KEY_SCORE_LIMIT)
+				: Math.max(score - 1, -NEW_KEY_SCORE_LIMIT);
 	}
 
 	private Op container(String path) throws Exception {

@@ -195,11 +195,24 @@ class ZooKeeperLockProviderTests {
 			// a new key: a transaction that fails for want of the lock node, then one
 			// that
 			// creates the key's and the lock's nodes with the queued one (they stay: this
-			// server reaps no container)
-			long beforeNewKey = tree.packetsReceived();
-			template.tryAcquire(request).orElseThrow().release();
-			assertThat(tree.packetsReceived() - beforeNewKey).as("requests to take and release a new key's lock")
+			// server reaps no container); release: one more
+			assertThat(requests(tree, () -> template.tryAcquire(request).orElseThrow().release()))
+				.as("requests to take and release a new key's lock")
 				.isEqualTo(3);
+			// the last key was new: the next is taken to be new too
+			assertThat(requests(tree,
+					() -> template.tryAcquire(LockRequest.builder("solo2").waitTime(Duration.ZERO).build())
+						.orElseThrow()
+						.release()))
+				.as("requests for a second new key in a row")
+				.isEqualTo(2);
+			// until keys in use outweigh the new ones, a key in use costs the failed
+			// guess
+			for (int i = 0; i < 2; i++) {
+				assertThat(requests(tree, () -> template.tryAcquire(request).orElseThrow().release()))
+					.as("requests for a key in use after new keys")
+					.isEqualTo(3);
+			}
 			String lockPath = provider.paths().lockPath("solo", LockType.MUTEX);
 			long before = tree.packetsReceived();
 			Lease lease = template.tryAcquire(request).orElseThrow();
@@ -220,6 +233,19 @@ class ZooKeeperLockProviderTests {
 			assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
 			next.release();
 		}
+	}
+
+	private static long requests(ZooKeeperTestSupport.TreeServer tree, ThrowingRunnable calls) throws Exception {
+		long before = tree.packetsReceived();
+		calls.run();
+		return tree.packetsReceived() - before;
+	}
+
+	@FunctionalInterface
+	private interface ThrowingRunnable {
+
+		void run() throws Exception;
+
 	}
 
 	@Test
