@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -560,58 +561,104 @@ final class ZooKeeperCalls {
 	}
 
 	/**
-	 * Checks in one transaction that every node still exists: a write ordered through the
-	 * leader, so an answer also proves the session alive there. A transaction stands or
-	 * falls as a whole, so a node found missing is left out and the rest are checked
-	 * again.
+	 * Sends one transaction that checks that every node still exists: a write ordered
+	 * through the leader, so an answer also proves the session alive there. It goes out
+	 * in the background, so that the transactions of many batches are in flight together
+	 * and a renewal pass costs the servers' throughput, not a round trip per batch; the
+	 * answer is read with {@link #checked}.
 	 * @param paths the nodes
-	 * @param until the deadline of the whole batch
-	 * @return for each node, in order, whether it exists
-	 * @throws Exception if a transaction got no answer by the deadline or failed
-	 * otherwise; the nodes not yet answered for are then unknown
+	 * @return the pending answer
 	 */
-	boolean[] checkAll(List<String> paths, long until) throws Exception {
+	Checks check(List<String> paths) throws Exception {
+		String namespace = this.client.getNamespace();
+		List<Op> checks = new ArrayList<>(paths.size());
+		for (String path : paths) {
+			checks.add(Op.check(ZKPaths.fixForNamespace(namespace, path), -1));
+		}
+		// in the background: renewals are not in a hurry, and a synchronous call would
+		// keep the deadlines' thread alive for as long as leases are held
+		CompletableFuture<MultiReply> reply = new CompletableFuture<>();
+		this.client.getZookeeperClient()
+			.getZooKeeper()
+			.multi(checks, (rc, path, ctx, results) -> reply.complete(new MultiReply(rc, results)), null);
+		return new Checks(paths, reply);
+	}
+
+	/**
+	 * Reads the answer to {@link #check}. A transaction stands or falls as a whole: one
+	 * that failed because a node is gone is followed by one read-only {@code multi} of
+	 * every node's data, whose operations answer one by one, so one more request tells
+	 * which are gone (a node's path is never reused, so a node found then existed when
+	 * the transaction ran).
+	 * @param checks the pending answer
+	 * @param until the deadline
+	 * @return for each node, in order, whether it exists
+	 * @throws Exception if there was no answer by the deadline or the transaction failed
+	 * otherwise; the nodes are then unknown
+	 */
+	boolean[] checked(Checks checks, long until) throws Exception {
+		List<String> paths = checks.paths();
+		MultiReply answer;
+		try {
+			answer = checks.reply().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw timeout("multi check", paths.get(0));
+		}
 		boolean[] exists = new boolean[paths.size()];
-		List<Integer> pending = new ArrayList<>(paths.size());
-		for (int i = 0; i < paths.size(); i++) {
-			pending.add(i);
+		if (answer.rc() == KeeperException.Code.OK.intValue()) {
+			Arrays.fill(exists, true);
+			return exists;
+		}
+		if (firstMissing(answer.results()) < 0) {
+			throw KeeperException.create(KeeperException.Code.get(answer.rc()), paths.get(0));
 		}
 		String namespace = this.client.getNamespace();
-		while (!pending.isEmpty()) {
-			List<Op> checks = new ArrayList<>(pending.size());
-			for (int index : pending) {
-				checks.add(Op.check(ZKPaths.fixForNamespace(namespace, paths.get(index)), -1));
-			}
-			// in the background: renewals are not in a hurry, and a synchronous call
-			// would keep the deadlines' thread alive for as long as leases are held
-			CompletableFuture<MultiReply> reply = new CompletableFuture<>();
-			this.client.getZookeeperClient()
-				.getZooKeeper()
-				.multi(checks, (rc, path, ctx, results) -> reply.complete(new MultiReply(rc, results)), null);
-			MultiReply answer;
-			try {
-				answer = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (TimeoutException ex) {
-				throw timeout("multi check", paths.get(pending.get(0)));
-			}
-			if (answer.rc() == KeeperException.Code.OK.intValue()) {
-				for (int index : pending) {
-					exists[index] = true;
+		List<Op> reads = new ArrayList<>(paths.size());
+		for (String path : paths) {
+			reads.add(Op.getData(ZKPaths.fixForNamespace(namespace, path)));
+		}
+		CompletableFuture<MultiReply> read = new CompletableFuture<>();
+		this.client.getZookeeperClient()
+			.getZooKeeper()
+			.multi(reads, (rc, path, ctx, results) -> read.complete(new MultiReply(rc, results)), null);
+		MultiReply found;
+		try {
+			found = read.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw timeout("multi read", paths.get(0));
+		}
+		List<OpResult> results = found.results();
+		// a read-only multi answers each read on its own; its overall code is the first
+		// read's error, if any
+		if (results == null || results.size() != paths.size()) {
+			throw KeeperException.create(KeeperException.Code.get(found.rc()), paths.get(0));
+		}
+		for (int i = 0; i < exists.length; i++) {
+			if (results.get(i) instanceof OpResult.ErrorResult error) {
+				if (error.getErr() != KeeperException.Code.NONODE.intValue()) {
+					throw KeeperException.create(KeeperException.Code.get(error.getErr()), paths.get(i));
 				}
-				return exists;
 			}
-			int missing = firstMissing(answer.results());
-			if (missing < 0) {
-				throw KeeperException.create(KeeperException.Code.get(answer.rc()), paths.get(pending.get(0)));
+			else {
+				exists[i] = true;
 			}
-			pending.remove(missing);
 		}
 		return exists;
 	}
 
+	/**
+	 * A check transaction in flight.
+	 *
+	 * @param paths the nodes it checks
+	 * @param reply its answer
+	 */
+	record Checks(List<String> paths, CompletableFuture<MultiReply> reply) {
+	}
+
 	/** The answer to a transaction sent in the background. */
-	private record MultiReply(int rc, @Nullable List<OpResult> results) {
+	record MultiReply(int rc, @Nullable List<OpResult> results) {
 	}
 
 	/**

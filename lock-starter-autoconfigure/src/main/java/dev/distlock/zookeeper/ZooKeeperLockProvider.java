@@ -391,12 +391,14 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	/**
-	 * Renews many leases in one round trip per {@value #CHECKS_PER_TRANSACTION} leases:
-	 * one transaction of existence checks, which goes through the leader as a renewal's
-	 * write does (see {@link ZooKeeperCalls#checkAll}). A lease whose node is gone is not
-	 * renewed (its holder learns it lost the lock); if the transaction gets no answer in
-	 * the call timeout, every lease of it fails and the core tries again while the lease
-	 * lasts. The node's data keeps the lease it was granted with.
+	 * Renews many leases with one transaction of existence checks per
+	 * {@value #CHECKS_PER_TRANSACTION} leases, which goes through the leader as a
+	 * renewal's write does; all transactions go out before the first answer is read, so a
+	 * pass over many leases waits about one round trip, not one per transaction (see
+	 * {@link ZooKeeperCalls#check}). A lease whose node is gone is not renewed (its
+	 * holder learns it lost the lock); if the transaction gets no answer in the call
+	 * timeout, every lease of it fails and the core tries again while the lease lasts.
+	 * The node's data keeps the lease it was granted with.
 	 */
 	@Override
 	public RenewalOutcome[] renewAll(List<ZooKeeperHeldLock> locks, Duration lease) {
@@ -413,14 +415,32 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			}
 		}
 		long until = this.calls.deadline();
+		// every batch's transaction goes out before the first answer is read
+		List<ZooKeeperCalls.Checks> pending = new ArrayList<>();
+		List<Exception> notSent = new ArrayList<>();
+		long sent = System.nanoTime();
 		for (int from = 0; from < live.size(); from += CHECKS_PER_TRANSACTION) {
 			List<ZooKeeperHeldLock> batch = live.subList(from, Math.min(live.size(), from + CHECKS_PER_TRANSACTION));
 			List<String> paths = new ArrayList<>(batch.size());
 			batch.forEach((held) -> paths.add(held.path()));
-			long sent = System.nanoTime();
+			try {
+				pending.add(this.calls.check(paths));
+				notSent.add(null);
+			}
+			catch (Exception ex) {
+				pending.add(null);
+				notSent.add(ex);
+			}
+		}
+		for (int from = 0, index = 0; from < live.size(); from += CHECKS_PER_TRANSACTION, index++) {
+			List<ZooKeeperHeldLock> batch = live.subList(from, Math.min(live.size(), from + CHECKS_PER_TRANSACTION));
 			boolean[] exists;
 			try {
-				exists = this.calls.checkAll(paths, until);
+				ZooKeeperCalls.Checks checks = pending.get(index);
+				if (checks == null) {
+					throw notSent.get(index);
+				}
+				exists = this.calls.checked(checks, until);
 				this.session.confirmed(sent);
 			}
 			catch (Exception ex) {
