@@ -240,15 +240,9 @@ final class ZooKeeperCalls {
 			sent = true;
 			if (newKeyFirst) {
 				try {
-					Queued queued = multiQueue(List.of(container(keyPath), container(lockPath), create, touch),
-							lockPath, protectionId, until);
-					learn(true);
+					Queued queued = queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
+					sent = queued != null;
 					return queued;
-				}
-				catch (KeeperException.NoNodeException ex) {
-					// the base path is missing: left to Curator's create, which makes it
-					sent = false;
-					return null;
 				}
 				catch (KeeperException.NodeExistsException ex) {
 					learn(false);
@@ -267,16 +261,9 @@ final class ZooKeeperCalls {
 			}
 			if (!newKeyFirst) {
 				try {
-					// a new key: its node and its lock node are containers, reaped once
-					// empty
-					Queued queued = multiQueue(List.of(container(keyPath), container(lockPath), create, touch),
-							lockPath, protectionId, until);
-					learn(true);
+					Queued queued = queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
+					sent = queued != null;
 					return queued;
-				}
-				catch (KeeperException.NoNodeException ex) {
-					sent = false;
-					return null;
 				}
 				catch (KeeperException.NodeExistsException ex) {
 					// the key's node exists: another family of the key is in use
@@ -296,6 +283,27 @@ final class ZooKeeperCalls {
 				deleteProtectedInBackground(lockPath, protectionId);
 			}
 			throw ex;
+		}
+	}
+
+	/**
+	 * Queues a node of a new key: its node and its lock node are created as containers,
+	 * reaped once empty, in the node's transaction.
+	 * @return the node, or {@code null} if the base path is missing (nothing was created:
+	 * Curator's create makes it)
+	 * @throws KeeperException.NodeExistsException if the key's node exists (nothing was
+	 * created)
+	 */
+	private @Nullable Queued queueAsNewKey(String keyPath, String lockPath, Op create, Op touch, String protectionId,
+			long until) throws Exception {
+		try {
+			Queued queued = multiQueue(List.of(container(keyPath), container(lockPath), create, touch), lockPath,
+					protectionId, until);
+			learn(true);
+			return queued;
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return null;
 		}
 	}
 
