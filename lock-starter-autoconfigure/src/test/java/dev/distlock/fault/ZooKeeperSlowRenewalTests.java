@@ -39,7 +39,7 @@ class ZooKeeperSlowRenewalTests {
 				CuratorFramework slow = ZooKeeperTestSupport.client("127.0.0.1:" + proxy.port())) {
 			ZooKeeperLockProvider zooKeeper = ZooKeeperLockProvider.builder(slow)
 				.basePath("/renew-" + UUID.randomUUID().toString().substring(0, 8))
-				.callTimeout(Duration.ofSeconds(2))
+				.callTimeout(Duration.ofMillis(3500))
 				.build();
 			LockProvider<HeldLock> provider = (LockProvider) zooKeeper;
 			try {
@@ -51,9 +51,9 @@ class ZooKeeperSlowRenewalTests {
 					held.add(provider.acquire(attempt, LockWaiter.tryOnce()));
 				}
 				assertThat(held).doesNotContainNull();
-				// a round trip takes 1.2 s now: three in a row would pass the 2 s call
+				// a round trip takes 2 s now: two in a row would pass the 3.5 s call
 				// timeout
-				proxy.delay(Duration.ofMillis(600));
+				proxy.delay(Duration.ofSeconds(1));
 				long start = System.nanoTime();
 				RenewalOutcome[] outcomes = provider.renewAll(held, Duration.ofSeconds(30));
 				long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
