@@ -162,10 +162,9 @@ final class ZooKeeperCalls {
 	 * finds the node by its protection id and deletes it in the background, so a node
 	 * granted to nobody does not wait in the queue until the session ends.
 	 * <p>
-	 * A key not locked lately has no nodes: its create fails with "no node", and the
-	 * key's node and its family's node are then created in one transaction (one write on
-	 * the servers instead of Curator's check and create per level) before the create is
-	 * tried again, this time creating whatever is still missing level by level.
+	 * Used where {@link #queue} could not queue the node (the base path is missing, or a
+	 * container was created or reaped meanwhile): Curator creates whatever parent is
+	 * missing, as a container.
 	 * @param path the node's path up to its sequence number
 	 * @param data the node's data
 	 * @param until the deadline
@@ -173,25 +172,13 @@ final class ZooKeeperCalls {
 	 */
 	Created createSequential(String path, byte[] data, long until) throws Exception {
 		Stat stat = new Stat();
-		String created;
-		try {
-			created = bounded("create", path, until,
-					() -> this.client.create()
-						.storingStatIn(stat)
-						.withProtection()
-						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-						.forPath(path, data));
-		}
-		catch (KeeperException.NoNodeException ex) {
-			createLockNodes(ZKPaths.getPathAndNode(path).getPath(), until);
-			created = bounded("create", path, until,
-					() -> this.client.create()
-						.storingStatIn(stat)
-						.creatingParentContainersIfNeeded()
-						.withProtection()
-						.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-						.forPath(path, data));
-		}
+		String created = bounded("create", path, until,
+				() -> this.client.create()
+					.storingStatIn(stat)
+					.creatingParentContainersIfNeeded()
+					.withProtection()
+					.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+					.forPath(path, data));
 		return new Created(created, stat.getCzxid());
 	}
 
@@ -235,14 +222,10 @@ final class ZooKeeperCalls {
 		// keys, a lock per resource mostly keys in use; a wrong guess costs one request
 		// that fails and creates nothing
 		boolean newKeyFirst = this.newKeyScore > 0;
-		boolean sent = false;
 		try {
-			sent = true;
 			if (newKeyFirst) {
 				try {
-					Queued queued = queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
-					sent = queued != null;
-					return queued;
+					return queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
 				}
 				catch (KeeperException.NodeExistsException ex) {
 					learn(false);
@@ -261,9 +244,7 @@ final class ZooKeeperCalls {
 			}
 			if (!newKeyFirst) {
 				try {
-					Queued queued = queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
-					sent = queued != null;
-					return queued;
+					return queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
 				}
 				catch (KeeperException.NodeExistsException ex) {
 					// the key's node exists: another family of the key is in use
@@ -274,14 +255,12 @@ final class ZooKeeperCalls {
 			}
 			catch (KeeperException.NoNodeException | KeeperException.NodeExistsException ex) {
 				// raced with the reaper or another process: left to Curator's create
-				sent = false;
 				return null;
 			}
 		}
 		catch (Exception ex) {
-			if (sent) {
-				deleteProtectedInBackground(lockPath, protectionId);
-			}
+			// sent, and maybe applied: the node is found by its protection id
+			deleteProtectedInBackground(lockPath, protectionId);
 			throw ex;
 		}
 	}
@@ -421,24 +400,6 @@ final class ZooKeeperCalls {
 	 * it the lock whatever its type
 	 */
 	record Queued(Created created, boolean alone) {
-	}
-
-	/**
-	 * Creates a lock node and its parent (the key's node) as containers in one
-	 * transaction. If the key's node exists (another family of the key is in use) or the
-	 * base path does not, nothing is created here, and the caller's create makes what is
-	 * missing.
-	 */
-	private void createLockNodes(String lockPath, long until) throws Exception {
-		String keyPath = ZKPaths.getPathAndNode(lockPath).getPath();
-		try {
-			bounded("create", lockPath, until, () -> this.client.transaction()
-				.forOperations(this.client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(keyPath),
-						this.client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(lockPath)));
-		}
-		catch (KeeperException.NodeExistsException | KeeperException.NoNodeException ex) {
-			// left to the create, level by level
-		}
 	}
 
 	/**
