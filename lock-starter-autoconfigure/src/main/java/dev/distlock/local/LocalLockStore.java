@@ -3,6 +3,7 @@ package dev.distlock.local;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.LockType;
@@ -29,6 +30,9 @@ final class LocalLockStore {
 	final AtomicLong fence = new AtomicLong(wallClockMicros());
 
 	private final int[] sweepAt = new int[LockType.values().length];
+
+	/** Per family: whether a sweep runs (callers that find one running go on). */
+	private final AtomicIntegerArray sweeping = new AtomicIntegerArray(LockType.values().length);
 
 	private static long wallClockMicros() {
 		Instant now = Instant.now();
@@ -69,16 +73,24 @@ final class LocalLockStore {
 	 * A state that may have become unused stays for the key's next lock (a hot key
 	 * allocates nothing per call); unused states are swept in bulk once a map has grown
 	 * past twice what it kept at its last sweep (and at least {@value #SWEEP_SLACK}), so
-	 * memory stays bounded at O(1) cost per call on average.
+	 * memory stays bounded at O(1) cost per call on average. One caller sweeps; callers
+	 * that find a sweep running go on instead of waiting for it (over many keys the map
+	 * grows past the mark again while a sweep runs, and waiting serialised every
+	 * release).
 	 */
 	void dropIfUnused(String key, LockType type, LocalLockState state) {
 		int family = familyIndex(type);
-		if (this.states[family].size() > this.sweepAt[family]) {
-			sweep(family);
+		if (this.states[family].size() > this.sweepAt[family] && this.sweeping.compareAndSet(family, 0, 1)) {
+			try {
+				sweep(family);
+			}
+			finally {
+				this.sweeping.set(family, 0);
+			}
 		}
 	}
 
-	private synchronized void sweep(int family) {
+	private void sweep(int family) {
 		ConcurrentHashMap<String, LocalLockState> map = this.states[family];
 		if (map.size() <= this.sweepAt[family]) {
 			return;

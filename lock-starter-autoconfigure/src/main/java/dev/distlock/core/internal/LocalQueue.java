@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 import dev.distlock.core.LockType;
@@ -154,13 +155,26 @@ final class LocalQueue {
 
 		private volatile int sweepAt = SWEEP_SLACK;
 
+		/** Whether a sweep runs: callers that find one running go on. */
+		private final AtomicBoolean sweeping = new AtomicBoolean();
+
+		/**
+		 * Sweeps if the map has grown past its mark and nobody else is sweeping (over
+		 * many keys the map grows past the mark again while a sweep runs; waiting for
+		 * that sweep serialised every release).
+		 */
 		void idle() {
-			if (this.map.size() > this.sweepAt) {
-				sweep();
+			if (this.map.size() > this.sweepAt && this.sweeping.compareAndSet(false, true)) {
+				try {
+					sweep();
+				}
+				finally {
+					this.sweeping.set(false);
+				}
 			}
 		}
 
-		private synchronized void sweep() {
+		private void sweep() {
 			if (this.map.size() <= this.sweepAt) {
 				return;
 			}
