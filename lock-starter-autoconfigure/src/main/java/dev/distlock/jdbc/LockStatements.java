@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The statements of one dialect for one table, parsed once from
  * {@code operations-<dialect>.sql}: named sections of statements with {@code :name}
@@ -61,6 +63,15 @@ final class LockStatements {
 			throw new IllegalStateException("No statements named " + name);
 		}
 		return operation;
+	}
+
+	/**
+	 * The operation of a name the dialect may leave out.
+	 * @param name the section name
+	 * @return the operation, or {@code null} if the dialect has none of that name
+	 */
+	@Nullable Operation find(String name) {
+		return this.operations.get(name);
 	}
 
 	private static String expand(String name, Map<String, List<String>> sections, int depth) {

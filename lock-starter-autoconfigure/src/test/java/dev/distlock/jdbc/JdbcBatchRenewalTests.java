@@ -1,12 +1,18 @@
 package dev.distlock.jdbc;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.LockType;
@@ -170,6 +176,84 @@ class JdbcBatchRenewalTests {
 			jdbc.execute("DROP TRIGGER IF EXISTS " + function + " ON " + database.tableName());
 			jdbc.execute("DROP FUNCTION IF EXISTS " + function + "()");
 			holder.close();
+		}
+	}
+
+	/**
+	 * On PostgreSQL a batch is one statement, whatever its size: the database plans and
+	 * executes it once instead of once per lease. Counted on the connection the batch
+	 * borrowed (the statements it executed and the rows it added to a JDBC batch).
+	 */
+	@Test
+	void onPostgresqlABatchOfLeasesIsRenewedByOneStatement() throws Exception {
+		JdbcTestDatabase database = this.databases.get("postgresql");
+		List<String> executed = new CopyOnWriteArrayList<>();
+		AtomicBoolean counting = new AtomicBoolean();
+		DelegatingDataSource recording = new DelegatingDataSource(database.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return counting.get() ? recording(connection, executed) : connection;
+			}
+
+		};
+		JdbcLockProvider holder = database.provider(recording).cleanupInterval(Duration.ZERO).build();
+		try {
+			String prefix = "batch-one-" + UUID.randomUUID() + "-";
+			List<JdbcHeldLock> held = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				LockType type = TYPES.get(i % TYPES.size());
+				AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(attempt(prefix + i, type));
+				assertThat(acquired.isAcquired()).as("%s %s", type, prefix + i).isTrue();
+				held.add(acquired.lock());
+			}
+			int released = 7;
+			holder.release(held.get(released));
+			counting.set(true);
+
+			RenewalOutcome[] renewed = holder.renewAll(held, Duration.ofSeconds(30));
+
+			counting.set(false);
+			for (int i = 0; i < renewed.length; i++) {
+				assertThat(renewed[i].isRenewed()).as("%s renewed: %s", prefix + i, renewed[i])
+					.isEqualTo(i != released);
+			}
+			assertThat(executed).as("what the renewal of %d leases executed", held.size())
+				.containsExactly("executeQuery");
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	/**
+	 * The connection, recording each statement it executes and each row added to a JDBC
+	 * batch.
+	 */
+	private static Connection recording(Connection connection, List<String> executed) {
+		return (Connection) Proxy.newProxyInstance(JdbcBatchRenewalTests.class.getClassLoader(),
+				new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+					Object result = invoke(connection, method, args);
+					if (result instanceof PreparedStatement prepared) {
+						return Proxy.newProxyInstance(JdbcBatchRenewalTests.class.getClassLoader(),
+								new Class<?>[] { PreparedStatement.class }, (p, m, a) -> {
+									if (m.getName().startsWith("execute") || m.getName().equals("addBatch")) {
+										executed.add(m.getName());
+									}
+									return invoke(prepared, m, a);
+								});
+					}
+					return result;
+				});
+	}
+
+	private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
 		}
 	}
 
