@@ -7,9 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,20 +22,21 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
  * Connections for the JDBC backend's calls, each bounded by a deadline whatever the pool
- * and the driver are set to. The connection is borrowed on a borrowing thread while the
- * caller waits at most until the deadline: a pool waiting out its own connection timeout
- * (HikariCP: 30 s), or validating an idle connection whose peer went silent, cannot hold
- * the caller longer; a connection that arrives after the caller gave up goes straight
- * back. Every read on the connection is then bounded by the time left
- * ({@link Connection#setNetworkTimeout}), unless the connection already has a shorter
- * bound of its own (pgjdbc's {@code socketTimeout}, for instance); the previous bound is
- * restored when the connection goes back. While borrows the callers gave up on still wait
- * for the pool (at most {@value #MAX_ABANDONED}), a new call fails at once rather than
- * leave one more thread waiting. A read that runs into the bound fails with the driver's
- * connection error (SQLState {@code 08…}): pgjdbc and MariaDB Connector/J close such a
- * connection, and HikariCP evicts it instead of pooling it again. H2 has no network
- * timeout: embedded, it has no network either, so its connections are borrowed on the
- * caller's thread, without the hand-over.
+ * and the driver are set to. The connection is borrowed on an io thread
+ * ({@code distlock-jdbc-io}, {@link JdbcThreads}) while the caller waits at most until
+ * the deadline: a pool waiting out its own connection timeout (HikariCP: 30 s), or
+ * validating an idle connection whose peer went silent, cannot hold the caller longer; a
+ * connection that arrives after the caller gave up goes straight back. Every read on the
+ * connection is then bounded by the time left ({@link Connection#setNetworkTimeout}),
+ * unless the connection already has a shorter bound of its own (pgjdbc's
+ * {@code socketTimeout}, for instance); the previous bound is restored when the
+ * connection goes back. While borrows the callers gave up on still wait for the pool (at
+ * most {@value #MAX_ABANDONED}), a new call fails at once rather than leave one more
+ * thread waiting. A read that runs into the bound fails with the driver's connection
+ * error (SQLState {@code 08…}): pgjdbc and MariaDB Connector/J close such a connection,
+ * and HikariCP evicts it instead of pooling it again. H2 has no network timeout:
+ * embedded, it has no network either, so its connections are borrowed on the caller's
+ * thread, without the hand-over.
  * <p>
  * <b>Warm connections.</b> Handing every borrow to another thread costs two thread
  * wake-ups per call, so a connection whose call succeeded is kept for the next call
@@ -47,30 +45,19 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * out a connection without validating it, 500 ms) and at most {@value #MAX_OUT_MILLIS} ms
  * since it was borrowed (under HikariCP's smallest leak detection threshold, 2 s, and so
  * that the pool still retires and counts it): a call finds one on its own thread, bounds
- * its reads as above, and needs no hand-over. A background sweep returns idle ones to the
- * pool. A connection whose call failed always goes back to the pool (which evicts a
- * broken one).
+ * its reads as above, and needs no hand-over. The shared timer thread
+ * ({@code distlock-jdbc-timer}) returns idle ones to the pool while any are kept. A
+ * connection whose call failed always goes back to the pool (which evicts a broken one).
+ * <p>
+ * <b>Background work.</b> A run nobody waits for (a provider's background sweep, already
+ * on an io thread) borrows on its own thread ({@link #openInBackground(String)}): handing
+ * the borrow over would cost a second thread for every run. A pool that is slow to give a
+ * connection then delays that run (and, as runs of one provider never overlap, that
+ * provider's next ones) by the pool's own timeout; its reads are bounded as above.
  */
 final class BoundedConnections {
 
 	private static final Log logger = LogFactory.getLog(BoundedConnections.class);
-
-	/** Borrowing threads, shared by every provider; idle ones end after a minute. */
-	private static final ThreadPoolExecutor BORROWERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60,
-			TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
-				Thread thread = new Thread(task, "distlock-jdbc-borrow");
-				thread.setDaemon(true);
-				return thread;
-			});
-
-	/**
-	 * Returns idle warm connections to their pools; one daemon thread for every provider.
-	 */
-	private static final ScheduledThreadPoolExecutor SWEEPER = new ScheduledThreadPoolExecutor(1, (task) -> {
-		Thread thread = new Thread(task, "distlock-jdbc-warm-sweep");
-		thread.setDaemon(true);
-		return thread;
-	});
 
 	/**
 	 * Borrows whose callers gave up that may still wait for the pool before new calls
@@ -87,12 +74,6 @@ final class BoundedConnections {
 	private static final long KEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(KEEP_MILLIS);
 
 	private static final long MAX_OUT_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_OUT_MILLIS);
-
-	static {
-		SWEEPER.setRemoveOnCancelPolicy(true);
-		SWEEPER.setKeepAliveTime(60, TimeUnit.SECONDS);
-		SWEEPER.allowCoreThreadTimeOut(true);
-	}
 
 	/** Warm connections, the most recently used last. */
 	private final ConcurrentLinkedDeque<Warm> warm = new ConcurrentLinkedDeque<>();
@@ -151,6 +132,18 @@ final class BoundedConnections {
 		return open(deadlineNanos, task, true);
 	}
 
+	/**
+	 * Borrows a connection on the calling thread, for work that no caller waits for and
+	 * that already runs on a thread of the backend's own, and bounds its reads by the
+	 * call timeout from when it came.
+	 * @param task what the connection is for, for messages
+	 * @return the connection, to be closed
+	 * @throws CannotGetJdbcConnectionException if the pool gave no connection
+	 */
+	Bounded openInBackground(String task) {
+		return bound(getConnection(task), deadline(), task);
+	}
+
 	private Bounded open(long deadlineNanos, String task, boolean warmFirst) {
 		Warm kept = warmFirst ? takeWarm() : null;
 		if (kept != null) {
@@ -166,7 +159,10 @@ final class BoundedConnections {
 				kept.giveBack();
 			}
 		}
-		Connection connection = borrow(deadlineNanos, task);
+		return bound(borrow(deadlineNanos, task), deadlineNanos, task);
+	}
+
+	private Bounded bound(Connection connection, long deadlineNanos, String task) {
 		try {
 			return new Bounded(this, connection, deadlineNanos);
 		}
@@ -184,19 +180,14 @@ final class BoundedConnections {
 			throw new CannotGetJdbcConnectionException("No time left to borrow a connection for " + task);
 		}
 		if (!this.networked) {
-			try {
-				return this.dataSource.getConnection();
-			}
-			catch (SQLException ex) {
-				throw new CannotGetJdbcConnectionException("No connection for " + task + ": " + ex.getMessage(), ex);
-			}
+			return getConnection(task);
 		}
 		if (this.abandoned.get() >= MAX_ABANDONED) {
 			throw new CannotGetJdbcConnectionException("No connection for " + task + ": " + MAX_ABANDONED
 					+ " earlier borrows are still waiting for the pool");
 		}
 		CompletableFuture<Connection> borrowed = new CompletableFuture<>();
-		BORROWERS.execute(() -> {
+		JdbcThreads.io().execute(() -> {
 			try {
 				Connection connection = this.dataSource.getConnection();
 				if (!borrowed.complete(connection)) {
@@ -238,6 +229,15 @@ final class BoundedConnections {
 		}
 	}
 
+	private Connection getConnection(String task) {
+		try {
+			return this.dataSource.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new CannotGetJdbcConnectionException("No connection for " + task + ": " + ex.getMessage(), ex);
+		}
+	}
+
 	/**
 	 * The most recently used warm connection, unless it has been idle too long (then it
 	 * and every older one go back to the pool).
@@ -272,7 +272,7 @@ final class BoundedConnections {
 			drain();
 		}
 		else if (this.sweepScheduled.compareAndSet(false, true)) {
-			SWEEPER.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
+			JdbcThreads.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
 		}
 	}
 
@@ -280,7 +280,7 @@ final class BoundedConnections {
 		this.sweepScheduled.set(false);
 		sweep();
 		if (!this.warm.isEmpty() && !this.closed && this.sweepScheduled.compareAndSet(false, true)) {
-			SWEEPER.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
+			JdbcThreads.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
 		}
 	}
 
@@ -338,7 +338,7 @@ final class BoundedConnections {
 		void giveBack() {
 			try {
 				if (this.changed && !this.connection.isClosed()) {
-					this.connection.setNetworkTimeout(BORROWERS, this.previous);
+					this.connection.setNetworkTimeout(JdbcThreads.io(), this.previous);
 				}
 			}
 			catch (SQLException | RuntimeException ex) {
@@ -403,11 +403,11 @@ final class BoundedConnections {
 			int timeout = (int) Math.min(Integer.MAX_VALUE, millis);
 			int previous = this.state.previous;
 			if (previous == 0 || timeout < previous) {
-				this.state.connection.setNetworkTimeout(BORROWERS, timeout);
+				this.state.connection.setNetworkTimeout(JdbcThreads.io(), timeout);
 				this.state.changed = true;
 			}
 			else if (this.state.changed) {
-				this.state.connection.setNetworkTimeout(BORROWERS, previous);
+				this.state.connection.setNetworkTimeout(JdbcThreads.io(), previous);
 				this.state.changed = false;
 			}
 		}
@@ -438,7 +438,7 @@ final class BoundedConnections {
 	 * @return the executor
 	 */
 	static Executor timeoutExecutor() {
-		return BORROWERS;
+		return JdbcThreads.io();
 	}
 
 }

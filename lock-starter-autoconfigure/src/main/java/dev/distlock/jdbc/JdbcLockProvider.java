@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
@@ -60,10 +61,17 @@ import org.springframework.dao.DataAccessException;
  * are set to, a silent network included: an acquisition's calls by its wait's deadline
  * plus the {@linkplain JdbcLockProviderBuilder#callTimeout(Duration) call timeout}, every
  * other call (release, renewal, health check, sweep, notifications) by the call timeout
- * ({@link BoundedConnections}). A release or an acquisition whose outcome is unknown is
- * released with its owner token in the background as soon as the database answers again
- * ({@link OwnerCleanup}), so a grant that arrives late does not stay held until its lease
- * ends.
+ * ({@link BoundedConnections}); the background sweep, which nobody waits for, borrows its
+ * connection on its own thread and bounds its statements likewise. A release or an
+ * acquisition whose outcome is unknown is released with its owner token in the background
+ * as soon as the database answers again ({@link OwnerCleanup}), so a grant that arrives
+ * late does not stay held until its lease ends.
+ * <p>
+ * <b>Threads.</b> A provider starts no thread of its own: its background sweep, cleanups
+ * and the return of idle connections are tasks on one timer thread and a cached pool of
+ * io threads that every provider shares ({@link JdbcThreads}); only PostgreSQL's
+ * listening connection, once a waiter has subscribed, keeps a thread per provider
+ * ({@link PostgresNotifier}).
  *
  * @since 0.1.0
  */
@@ -240,6 +248,14 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	 */
 	public long sweptRows() {
 		return this.sweeper.sweptRows();
+	}
+
+	/**
+	 * The background sweep's task on the backend's shared timer; for tests.
+	 * @return the task, or {@code null} if there is none (closed, or no background sweep)
+	 */
+	@Nullable Future<?> sweepSchedule() {
+		return this.sweeper.schedule();
 	}
 
 	/**

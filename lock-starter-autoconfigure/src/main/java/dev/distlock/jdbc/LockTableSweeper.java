@@ -8,11 +8,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
@@ -33,6 +34,12 @@ import org.springframework.dao.DataAccessException;
  * applications on one table each sweep; they skip each other's rows. Each batch's round
  * trips are bounded by the call timeout, so a sweep on a connection whose peer went
  * silent fails instead of hanging.
+ * <p>
+ * No thread of its own: the background sweep is a task on the backend's shared timer
+ * ({@code distlock-jdbc-timer}, {@link JdbcThreads}), cancelled on {@link #close()}, and
+ * each tick hands the run to an io thread ({@code distlock-jdbc-io}), which borrows the
+ * connection itself ({@link BoundedConnections#openInBackground(String)}); a tick while
+ * the previous run still goes is skipped, so one provider's runs never overlap.
  */
 final class LockTableSweeper implements AutoCloseable {
 
@@ -54,7 +61,11 @@ final class LockTableSweeper implements AutoCloseable {
 
 	private final LongAdder swept = new LongAdder();
 
-	private @Nullable ScheduledExecutorService executor;
+	private final AtomicBoolean running = new AtomicBoolean();
+
+	private @Nullable Future<?> schedule;
+
+	private volatile boolean closed;
 
 	private volatile boolean failing;
 
@@ -70,23 +81,43 @@ final class LockTableSweeper implements AutoCloseable {
 	}
 
 	/**
-	 * Starts sweeping every interval, on a daemon thread of its own; a zero interval
+	 * Starts sweeping every interval, on the shared timer and io threads; a zero interval
 	 * sweeps only when asked.
 	 */
 	synchronized void start() {
-		if (this.interval.isZero() || this.executor != null) {
+		if (this.interval.isZero() || this.schedule != null || this.closed) {
 			return;
 		}
-		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "distlock-jdbc-sweeper-" + this.tableName);
-			thread.setDaemon(true);
-			return thread;
-		});
 		long period = this.interval.toMillis();
 		// applications started together should not sweep in step
 		long first = period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1);
-		started.scheduleWithFixedDelay(this::sweepQuietly, first, period, TimeUnit.MILLISECONDS);
-		this.executor = started;
+		this.schedule = JdbcThreads.scheduleWithFixedDelay(this::tick, first, period, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * The background sweep's task on the shared timer, while it is scheduled; for tests.
+	 * @return the task, or {@code null} before {@link #start()}, after {@link #close()}
+	 * and when only asked sweeps run
+	 */
+	synchronized @Nullable Future<?> schedule() {
+		return this.schedule;
+	}
+
+	/** On the timer: hands a run to an io thread unless the previous one still goes. */
+	private void tick() {
+		if (this.closed || !this.running.compareAndSet(false, true)) {
+			return;
+		}
+		JdbcThreads.io().execute(() -> {
+			try {
+				if (!this.closed) {
+					sweepQuietly();
+				}
+			}
+			finally {
+				this.running.set(false);
+			}
+		});
 	}
 
 	/**
@@ -99,7 +130,7 @@ final class LockTableSweeper implements AutoCloseable {
 
 	private void sweepQuietly() {
 		try {
-			sweep();
+			sweep(() -> this.connections.openInBackground(task()));
 			if (this.failing) {
 				this.failing = false;
 				logger.info("distlock's sweep of " + this.tableName + " works again");
@@ -123,21 +154,28 @@ final class LockTableSweeper implements AutoCloseable {
 	 * @throws DataAccessException if the database failed
 	 */
 	int sweep() {
+		return sweep(() -> this.connections.open(this.connections.deadline(), task()));
+	}
+
+	private int sweep(Supplier<BoundedConnections.Bounded> opener) {
 		try {
-			return sweepBatches();
+			return sweepBatches(opener);
 		}
 		catch (SQLException ex) {
-			throw this.failures.translate("distlock sweep of " + this.tableName, ex);
+			throw this.failures.translate(task(), ex);
 		}
 	}
 
-	private int sweepBatches() throws SQLException {
+	private String task() {
+		return "distlock sweep of " + this.tableName;
+	}
+
+	private int sweepBatches(Supplier<BoundedConnections.Bounded> opener) throws SQLException {
 		long start = System.nanoTime();
 		long budget = this.interval.isZero() ? Long.MAX_VALUE : this.interval.toNanos();
 		int total = 0;
 		int batches = 0;
-		try (BoundedConnections.Bounded bounded = this.connections.open(this.connections.deadline(),
-				"distlock sweep of " + this.tableName)) {
+		try (BoundedConnections.Bounded bounded = opener.get()) {
 			Connection connection = bounded.connection();
 			int isolation = connection.getTransactionIsolation();
 			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -190,11 +228,15 @@ final class LockTableSweeper implements AutoCloseable {
 		return deleted;
 	}
 
+	/**
+	 * Unschedules the background sweep; a run that already goes ends by itself.
+	 */
 	@Override
 	public synchronized void close() {
-		if (this.executor != null) {
-			this.executor.shutdownNow();
-			this.executor = null;
+		this.closed = true;
+		if (this.schedule != null) {
+			this.schedule.cancel(false);
+			this.schedule = null;
 		}
 	}
 

@@ -2,6 +2,7 @@ package dev.distlock.jdbc;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -15,13 +16,16 @@ import org.springframework.dao.DataAccessException;
  * acquisition that failed without an answer (its statement may still arrive, when the
  * network heals, and grant the lock to nobody: a late grant) and a release that got none.
  * Each is remembered by its lock and owner token and released with that token (the
- * owner-checked {@code abandon} statement, which never touches a later holder's rows) on
- * one daemon thread, oldest first. While the database does not answer, the thread retries
- * the oldest with capped backoff instead of piling calls onto a dead network, so the
- * cleanups run as soon as it answers again. A cleanup is dropped after
- * {@link #HORIZON_MINUTES} minutes (a request held longer by the network is given up by
- * TCP), and the oldest when more than {@link #MAX_PENDING} wait; their rows then free
- * themselves when their leases end.
+ * owner-checked {@code abandon} statement, which never touches a later holder's rows) one
+ * at a time, oldest first. While the database does not answer, the oldest is retried with
+ * capped backoff instead of piling calls onto a dead network, so the cleanups run as soon
+ * as it answers again. No thread of its own: the cleanups run on one of the backend's
+ * shared io threads ({@code distlock-jdbc-io}) until none is left or one fails, and a
+ * retry is a task on the shared timer ({@code distlock-jdbc-timer}, {@link JdbcThreads})
+ * that hands the next attempt to an io thread again; closing cancels it. A cleanup is
+ * dropped after {@link #HORIZON_MINUTES} minutes (a request held longer by the network is
+ * given up by TCP), and the oldest when more than {@link #MAX_PENDING} wait; their rows
+ * then free themselves when their leases end.
  */
 final class OwnerCleanup implements AutoCloseable {
 
@@ -31,6 +35,8 @@ final class OwnerCleanup implements AutoCloseable {
 
 	static final long HORIZON_MINUTES = 15;
 
+	private static final long MIN_BACKOFF_MILLIS = 50;
+
 	private static final long MAX_BACKOFF_MILLIS = 2000;
 
 	private final Cleaner cleaner;
@@ -39,7 +45,12 @@ final class OwnerCleanup implements AutoCloseable {
 
 	private final Deque<Pending> pending = new ArrayDeque<>();
 
-	private @Nullable Thread thread;
+	/** Whether cleanups run on an io thread or a retry is scheduled. */
+	private boolean active;
+
+	private @Nullable Future<?> retry;
+
+	private long backoff = MIN_BACKOFF_MILLIS;
 
 	private boolean closed;
 
@@ -78,13 +89,10 @@ final class OwnerCleanup implements AutoCloseable {
 					+ dropped.target().storedKey() + " frees itself when its lease ends");
 		}
 		this.pending.addLast(new Pending(target, owner, System.nanoTime()));
-		if (this.thread == null) {
-			Thread started = new Thread(this::run, "distlock-jdbc-cleanup-" + this.tableName);
-			started.setDaemon(true);
-			this.thread = started;
-			started.start();
+		if (!this.active) {
+			this.active = true;
+			JdbcThreads.io().execute(this::run);
 		}
-		notifyAll();
 	}
 
 	/**
@@ -95,23 +103,27 @@ final class OwnerCleanup implements AutoCloseable {
 		return this.pending.size();
 	}
 
+	/**
+	 * The last retry scheduled on the timer; for tests.
+	 * @return the retry, or {@code null} if none was needed
+	 */
+	synchronized @Nullable Future<?> retry() {
+		return this.retry;
+	}
+
+	/**
+	 * On an io thread: cleans up, the oldest first, until none is left, or schedules a
+	 * retry of the oldest after the backoff when it fails.
+	 */
 	private void run() {
-		long backoff = 50;
 		while (true) {
 			Pending next;
 			synchronized (this) {
-				while (this.pending.isEmpty() && !this.closed) {
-					try {
-						wait();
-					}
-					catch (InterruptedException ex) {
-						return;
-					}
-				}
-				if (this.closed) {
+				next = this.pending.peekFirst();
+				if (next == null || this.closed) {
+					this.active = false;
 					return;
 				}
-				next = this.pending.peekFirst();
 			}
 			if (System.nanoTime() - next.since() > TimeUnit.MINUTES.toNanos(HORIZON_MINUTES)) {
 				done(next);
@@ -119,41 +131,45 @@ final class OwnerCleanup implements AutoCloseable {
 			}
 			try {
 				this.cleaner.clean(next.target(), next.owner());
-				done(next);
-				backoff = 50;
+				cleaned(next);
 			}
 			catch (DataAccessException ex) {
-				logger.debug("Cleanup of " + next.target().storedKey() + " failed; retrying in " + backoff + " ms", ex);
-				if (!sleep(backoff)) {
-					return;
-				}
-				backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+				retryLater(next, ex);
+				return;
 			}
 		}
 	}
 
-	private synchronized void done(Pending cleaned) {
+	private synchronized void done(Pending dropped) {
+		this.pending.remove(dropped);
+	}
+
+	private synchronized void cleaned(Pending cleaned) {
 		this.pending.remove(cleaned);
+		this.backoff = MIN_BACKOFF_MILLIS;
 	}
 
-	private synchronized boolean sleep(long millis) {
-		try {
-			long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-			for (long left = millis; left > 0
-					&& !this.closed; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
-				wait(left);
-			}
-			return !this.closed;
+	private synchronized void retryLater(Pending failed, DataAccessException ex) {
+		if (this.closed) {
+			this.active = false;
+			return;
 		}
-		catch (InterruptedException ex) {
-			return false;
-		}
+		logger.debug("Cleanup of " + failed.target().storedKey() + " failed; retrying in " + this.backoff + " ms", ex);
+		this.retry = JdbcThreads.schedule(() -> JdbcThreads.io().execute(this::run), this.backoff,
+				TimeUnit.MILLISECONDS);
+		this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MILLIS);
 	}
 
+	/**
+	 * Gives up the cleanups still waiting and cancels a scheduled retry; a cleanup under
+	 * way ends by itself.
+	 */
 	@Override
 	public synchronized void close() {
 		this.closed = true;
-		notifyAll();
+		if (this.retry != null) {
+			this.retry.cancel(false);
+		}
 	}
 
 	private record Pending(LockTarget target, String owner, long since) {
