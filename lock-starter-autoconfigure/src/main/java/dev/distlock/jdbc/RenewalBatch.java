@@ -182,7 +182,7 @@ final class RenewalBatch {
 
 	/**
 	 * Renews the batch with the one statement that takes its locks as arrays; a lease is
-	 * renewed if the statement returned its row.
+	 * renewed if the statement returned its place in the arrays.
 	 */
 	private static boolean[] renewInOneStatement(Connection connection, Statement renewMany, List<JdbcHeldLock> locks,
 			long leaseMicros) throws SQLException {
@@ -191,14 +191,12 @@ final class RenewalBatch {
 		String[] kinds = new String[size];
 		Long[] slots = new Long[size];
 		String[] owners = new String[size];
-		Map<RowId, Integer> index = new HashMap<>(size * 2);
 		for (int i = 0; i < size; i++) {
 			JdbcHeldLock held = locks.get(i);
 			keys[i] = held.target().storedKey();
 			kinds[i] = held.target().kind();
 			slots[i] = held.slot();
 			owners[i] = held.owner();
-			index.put(new RowId(keys[i], kinds[i], held.slot()), i);
 		}
 		Map<String, Object> parameters = new HashMap<>();
 		parameters.put("lease", leaseMicros);
@@ -211,19 +209,11 @@ final class RenewalBatch {
 			renewMany.bind(prepared, parameters);
 			try (ResultSet rows = prepared.executeQuery()) {
 				while (rows.next()) {
-					Integer at = index.get(new RowId(rows.getString(1), rows.getString(2), rows.getLong(3)));
-					if (at != null) {
-						renewed[at] = true;
-					}
+					renewed[(int) rows.getLong(1) - 1] = true;
 				}
 			}
 		}
 		return renewed;
-	}
-
-	/** A row of the lock table by its primary key. */
-	private record RowId(String key, String kind, long slot) {
-
 	}
 
 }

@@ -150,14 +150,14 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner 
 
 -- name: renew-many
 -- The renewals that fall due together, in one statement: renew's condition for each lock of the batch, whose columns
--- come as four arrays of one length; the rows it returns are the leases renewed. One statement instead of a JDBC batch
--- of one UPDATE per lease: PostgreSQL plans and executes it once, not once per lease.
+-- come as four arrays of one length; it returns the place in the arrays (from 1) of each lease renewed. One statement
+-- instead of a JDBC batch of one UPDATE per lease: PostgreSQL plans and executes it once, not once per lease.
 UPDATE distlock_lock AS t SET lease_until = now() + :lease * INTERVAL '1 microsecond'
 FROM unnest(CAST(:keys AS VARCHAR[]), CAST(:kinds AS VARCHAR[]), CAST(:slots AS BIGINT[]), CAST(:owners AS VARCHAR[]))
-	AS r(lock_key, lock_kind, slot, owner)
+	WITH ORDINALITY AS r(lock_key, lock_kind, slot, owner, place)
 WHERE t.lock_key = r.lock_key AND t.lock_kind = r.lock_kind AND t.slot = r.slot AND t.owner = r.owner
 	AND t.lease_until > now()
-RETURNING t.lock_key, t.lock_kind, t.slot;
+RETURNING r.place;
 
 -- name: release
 -- A holder of the head row (MUTEX, FAIR, WRITE). Expire rather than delete: the head row keeps the fence. Registered
