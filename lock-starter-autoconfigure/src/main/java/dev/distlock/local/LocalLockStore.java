@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocalLockStore {
 
-	/** Unused states a map may keep beyond twice what it kept at its last sweep. */
+	/** Unused states a map keeps for the next lock of their keys. */
 	static final int SWEEP_SLACK = 1024;
 
 	// one map per lock family: READ and WRITE of a key are one lock
@@ -42,7 +42,7 @@ final class LocalLockStore {
 	LocalLockStore() {
 		for (int i = 0; i < this.states.length; i++) {
 			this.states[i] = new ConcurrentHashMap<>();
-			this.sweepAt[i] = SWEEP_SLACK;
+			this.sweepAt[i] = 2 * SWEEP_SLACK;
 		}
 	}
 
@@ -71,16 +71,23 @@ final class LocalLockStore {
 
 	/**
 	 * A state that may have become unused stays for the key's next lock (a hot key
-	 * allocates nothing per call); unused states are swept in bulk once a map has grown
-	 * past twice what it kept at its last sweep (and at least {@value #SWEEP_SLACK}), so
-	 * memory stays bounded at O(1) cost per call on average. One caller sweeps; callers
-	 * that find a sweep running go on instead of waiting for it (over many keys the map
-	 * grows past the mark again while a sweep runs, and waiting serialised every
-	 * release).
+	 * allocates nothing per call) while the map holds at most {@value #SWEEP_SLACK}
+	 * states; past that, the state its last user leaves goes at once, so over many keys
+	 * the map stays near that size without sweeping. States left unused otherwise (a
+	 * lease that ran out) are swept in bulk once a map has grown past twice what it kept
+	 * at its last sweep (and at least twice {@value #SWEEP_SLACK}), so memory stays
+	 * bounded at O(1) cost per call on average. One caller sweeps; callers that find a
+	 * sweep running go on instead of waiting for it.
 	 */
 	void dropIfUnused(String key, LockType type, LocalLockState state) {
 		int family = familyIndex(type);
-		if (this.states[family].size() > this.sweepAt[family] && this.sweeping.compareAndSet(family, 0, 1)) {
+		ConcurrentHashMap<String, LocalLockState> map = this.states[family];
+		int size = map.size();
+		if (size <= SWEEP_SLACK) {
+			return;
+		}
+		drop(map, key, state, System.nanoTime());
+		if (size > this.sweepAt[family] && this.sweeping.compareAndSet(family, 0, 1)) {
 			try {
 				sweep(family);
 			}
@@ -90,6 +97,19 @@ final class LocalLockStore {
 		}
 	}
 
+	/** Takes a state out of its map if nobody uses it. */
+	private static void drop(ConcurrentHashMap<String, LocalLockState> map, String key, LocalLockState state,
+			long now) {
+		synchronized (state) {
+			state.purge(now);
+			if (state.dead || !state.isUnused()) {
+				return;
+			}
+			state.dead = true;
+		}
+		map.remove(key, state);
+	}
+
 	private void sweep(int family) {
 		ConcurrentHashMap<String, LocalLockState> map = this.states[family];
 		if (map.size() <= this.sweepAt[family]) {
@@ -97,17 +117,9 @@ final class LocalLockStore {
 		}
 		long now = System.nanoTime();
 		for (Map.Entry<String, LocalLockState> entry : map.entrySet()) {
-			LocalLockState state = entry.getValue();
-			synchronized (state) {
-				state.purge(now);
-				if (state.dead || !state.isUnused()) {
-					continue;
-				}
-				state.dead = true;
-			}
-			map.remove(entry.getKey(), state);
+			drop(map, entry.getKey(), entry.getValue(), now);
 		}
-		this.sweepAt[family] = Math.max(SWEEP_SLACK, 2 * map.size());
+		this.sweepAt[family] = Math.max(2 * SWEEP_SLACK, 2 * map.size());
 	}
 
 	int live() {

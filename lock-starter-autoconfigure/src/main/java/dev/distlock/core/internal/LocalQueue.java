@@ -24,15 +24,17 @@ import org.jspecify.annotations.Nullable;
  * Nothing of this runs while nobody waits.
  * <p>
  * An idle place stays in its map for the next acquisition of the key (a hot key allocates
- * nothing per call); idle places are swept in bulk when a map has grown past twice what
- * it kept at its last sweep (and at least {@value #SWEEP_SLACK} places), so memory stays
- * bounded and the sweep costs O(1) per call on average.
+ * nothing per call) while the map holds at most {@value #SWEEP_SLACK} places; past that,
+ * the place its last user leaves goes at once. Idle places left otherwise are swept in
+ * bulk when a map has grown past twice what it kept at its last sweep (and at least twice
+ * {@value #SWEEP_SLACK}), so memory stays bounded and the sweep costs O(1) per call on
+ * average.
  */
 final class LocalQueue {
 
 	private static final long TAKEOVER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-	/** Idle places a map may keep beyond twice what it kept at its last sweep. */
+	/** Idle places a map keeps for the next acquisition of their keys. */
 	static final int SWEEP_SLACK = 1024;
 
 	private final Places[] slots = new Places[LockType.values().length];
@@ -153,18 +155,27 @@ final class LocalQueue {
 
 		final ConcurrentHashMap<String, Slot> map = new ConcurrentHashMap<>();
 
-		private volatile int sweepAt = SWEEP_SLACK;
+		private volatile int sweepAt = 2 * SWEEP_SLACK;
 
 		/** Whether a sweep runs: callers that find one running go on. */
 		private final AtomicBoolean sweeping = new AtomicBoolean();
 
 		/**
-		 * Sweeps if the map has grown past its mark and nobody else is sweeping (over
-		 * many keys the map grows past the mark again while a sweep runs; waiting for
-		 * that sweep serialised every release).
+		 * A place its last user left: it stays for the key's next acquisition while the
+		 * map holds at most {@value #SWEEP_SLACK} places, else it goes at once, so over
+		 * many keys the map stays near that size without sweeping. Idle places left
+		 * otherwise are swept in bulk past the mark; a caller that finds a sweep running
+		 * goes on.
 		 */
-		void idle() {
-			if (this.map.size() > this.sweepAt && this.sweeping.compareAndSet(false, true)) {
+		void idle(Slot slot) {
+			int size = this.map.size();
+			if (size <= SWEEP_SLACK) {
+				return;
+			}
+			if (slot.retire()) {
+				this.map.remove(slot.key, slot);
+			}
+			if (size > this.sweepAt && this.sweeping.compareAndSet(false, true)) {
 				try {
 					sweep();
 				}
@@ -183,7 +194,7 @@ final class LocalQueue {
 					this.map.remove(slot.key, slot);
 				}
 			}
-			this.sweepAt = Math.max(SWEEP_SLACK, 2 * this.map.size());
+			this.sweepAt = Math.max(2 * SWEEP_SLACK, 2 * this.map.size());
 		}
 
 	}
@@ -244,8 +255,8 @@ final class LocalQueue {
 
 		void leave() {
 			if ((int) USERS.getAndAdd(this, -1) == 1) {
-				// idle: it stays for the key's next acquisition until a sweep retires it
-				this.places.idle();
+				// idle: it stays for the key's next acquisition while the map is small
+				this.places.idle(this);
 			}
 		}
 

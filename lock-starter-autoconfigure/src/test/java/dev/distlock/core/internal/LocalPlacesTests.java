@@ -68,6 +68,26 @@ class LocalPlacesTests {
 		assertThat(this.provider.liveLocks()).isZero();
 	}
 
+	/**
+	 * Past the slack, a released key's place and state go at once: the maps stay at the
+	 * slack (the most recent keys kept for their next lock) instead of growing to a mark
+	 * and being swept in bulk, which stalls the callers of the time.
+	 */
+	@Test
+	void pastTheSlackAReleasedKeyLeavesAtOnceWithoutABulkSweep() {
+		int slack = LocalQueue.SWEEP_SLACK;
+		for (int i = 0; i < 5 * slack; i++) {
+			Lease lease = acquire(LockRequest.builder("key-" + i).lease(Duration.ofSeconds(30)).build());
+			lease.release();
+			if (i >= slack) {
+				assertThat(this.executor.queue().retained()).as("places kept after key %d", i)
+					.isBetween(slack - 1, slack + 1);
+				assertThat(LocalStatesAccess.retained(this.provider)).as("states kept after key %d", i)
+					.isBetween(slack - 1, slack + 1);
+			}
+		}
+	}
+
 	@Test
 	void heldKeysSurviveASweep() throws Throwable {
 		Lease held = acquire(LockRequest.builder("held").lease(Duration.ofSeconds(30)).build());
