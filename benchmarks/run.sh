@@ -19,7 +19,7 @@
 # used more than BENCH_NOISY_LOAD cores is marked noisy.
 #
 # Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
-# ZooKeeper runs in-process (Curator TestingServer); the etcd subjects start Debian's etcd (etcd-server) on free
+# ZooKeeper runs in-process (Curator TestingServer; for HeldLeases in a JVM of its own); the etcd subjects start Debian's etcd (etcd-server) on free
 # ports unless -Dbench.etcd.endpoints names one. Environment:
 #   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, etcd, JDBC), @local and @diag name groups;
 #                            @scaling selects the scaling benchmark (a full run without BENCH_SUBJECTS includes it)
@@ -194,8 +194,20 @@ if [ "${#SCALING_SUBJECTS[@]}" -gt 0 ]; then
   for s in "${SCALING_SUBJECTS[@]}"; do
     for n in $SCALING_N; do
       log "held leases: $s, N = $n"
-      java "${JAVA_OPTS[@]}" "${SCALING_OPTS[@]}" -cp "$CP" dev.distlock.bench.HeldLeases "$OUT/scaling.jsonl" \
-        "$s" "$n" "$SCALING_PERIODS" >>"$OUT/scaling.log" 2>&1 || log "HeldLeases exited with $? (see $OUT/scaling.log)"
+      SERVER_OPTS=()
+      ZK_PID=
+      if [ "$s" = distlock-zookeeper ]; then
+        # the server in a JVM of its own, so that the heap, threads and CPU measured are the client's
+        rm -f "$OUT/zk.connect"
+        java -Xms1g -Xmx3g -cp "$CP" dev.distlock.bench.ZooKeeperServer "$OUT/zk.connect" >>"$OUT/scaling-zk.log" 2>&1 &
+        ZK_PID=$!
+        for _ in $(seq 1 120); do [ -s "$OUT/zk.connect" ] && break; sleep 0.5; done
+        SERVER_OPTS=(-Dbench.zk.connect="$(cat "$OUT/zk.connect")")
+      fi
+      java "${JAVA_OPTS[@]}" "${SCALING_OPTS[@]}" "${SERVER_OPTS[@]}" -cp "$CP" dev.distlock.bench.HeldLeases \
+        "$OUT/scaling.jsonl" "$s" "$n" "$SCALING_PERIODS" >>"$OUT/scaling.log" 2>&1 \
+        || log "HeldLeases exited with $? (see $OUT/scaling.log)"
+      if [ -n "$ZK_PID" ]; then kill "$ZK_PID" 2>/dev/null || true; wait "$ZK_PID" 2>/dev/null || true; fi
       tail -n 1 "$OUT/scaling.jsonl" >&2 || true
     done
   done

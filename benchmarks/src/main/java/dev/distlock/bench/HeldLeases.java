@@ -3,6 +3,8 @@ package dev.distlock.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadMXBean;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -14,6 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -31,19 +35,20 @@ import dev.distlock.core.LockTemplate;
  * <ul>
  * <li>{@code cpu_pct}: the process's CPU time ({@code OperatingSystemMXBean}) per period
  * ÷ the period, in % of one core; {@code distlock_cpu_pct} the same for the threads whose
- * names start with {@code distlock-} ({@code ThreadMXBean}); the in-process ZooKeeper
- * server's CPU is in the first;</li>
+ * names start with {@code distlock-} ({@code ThreadMXBean}); an in-process ZooKeeper
+ * server's CPU is in the first ({@code run.sh} runs the server in a JVM of its own);</li>
  * <li>{@code round_trips_per_period}: backend calls per period. Redis and JDBC: the
  * renewer's renewal batches (counted by {@link RenewalCounter}), each one backend call
  * (pipelined scripts on one connection; one JDBC batch on one connection). ZooKeeper: the
- * packets the in-process server received (its JMX {@code PacketsReceived}), as its
- * provider renews lease by lease. {@code local}: none, there is no backend;</li>
+ * packets the server received (its JMX {@code PacketsReceived} in process, its
+ * {@code srvr} command's {@code Received} in a JVM of its own), as its provider renews
+ * lease by lease. {@code local}: none, there is no backend;</li>
  * <li>{@code distlock_threads}: live threads named {@code distlock-*}, the most seen at
  * the start and end;</li>
  * <li>{@code heap_bytes_per_lease}: heap used after a full GC with the N leases held,
  * minus the same before they were acquired, ÷ N (the application was started and warmed
- * before the first figure). With the in-process ZooKeeper server the server's nodes are
- * in it too;</li>
+ * before the first figure). With an in-process ZooKeeper server the server's nodes are in
+ * it too ({@code run.sh} runs the server in a JVM of its own);</li>
  * <li>{@code lost}: leases reported lost while held (renewals that did not keep up),
  * which voids the row; {@code lost_while_acquiring} those lost before the measurement
  * began (acquiring stops at the first loss, and {@code acquired} says how many were
@@ -258,10 +263,24 @@ public final class HeldLeases {
 	}
 
 	/**
-	 * Packets received by the in-process ZooKeeper server(s), or 0 when none runs in this
-	 * JVM.
+	 * Packets received by the ZooKeeper server: the one {@code bench.zk.connect} names
+	 * (its {@code srvr} command's {@code Received}), else the in-process server(s), or 0
+	 * when there is none.
 	 */
 	private static long zooKeeperPackets() throws Exception {
+		String connect = System.getProperty("bench.zk.connect");
+		if (connect != null) {
+			String[] hostPort = connect.split(",")[0].split(":");
+			try (Socket socket = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
+				socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+				String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+				Matcher received = Pattern.compile("Received: (\\d+)").matcher(answer);
+				if (!received.find()) {
+					throw new IllegalStateException("No packet count in the server's srvr answer: " + answer);
+				}
+				return Long.parseLong(received.group(1));
+			}
+		}
 		MBeanServer server = ManagementFactory.getPlatformMBeanServer();
 		long packets = 0;
 		for (ObjectName name : server.queryNames(new ObjectName("org.apache.ZooKeeperService:name0=*"), null)) {

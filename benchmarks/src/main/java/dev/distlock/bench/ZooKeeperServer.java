@@ -3,6 +3,7 @@ package dev.distlock.bench;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 import org.apache.curator.test.TestingServer;
 
@@ -47,6 +48,30 @@ final class ZooKeeperServer implements AutoCloseable {
 		}
 		File directory = Files.createTempDirectory(parent, "bench-zk-").toFile();
 		return new TestingServer(-1, directory, true);
+	}
+
+	/**
+	 * Runs a server in a JVM of its own until the process is stopped, for the scaling
+	 * benchmark: {@link HeldLeases} then measures the client's heap, threads and CPU
+	 * without the server's data tree and request threads.
+	 * @param args the file to write the connect string to once the server runs
+	 * @throws Exception if the server did not start
+	 */
+	public static void main(String[] args) throws Exception {
+		TestingServer server = inProcess();
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+			try {
+				server.close();
+			}
+			catch (Exception ex) {
+				// stopping anyway
+			}
+		}));
+		Path file = Path.of(args[0]);
+		Path written = file.resolveSibling(file.getFileName() + ".tmp");
+		Files.writeString(written, server.getConnectString());
+		Files.move(written, file, StandardCopyOption.ATOMIC_MOVE);
+		Thread.sleep(Long.MAX_VALUE);
 	}
 
 	String connectString() {
