@@ -6,19 +6,26 @@ import java.util.List;
 import dev.distlock.core.Lease;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Lease#onLost(Runnable) lost callbacks} of one lease: each runs exactly once,
  * even when one is added while the loss is being reported (whoever removes a callback
- * from the list runs it).
+ * runs it). The first callback is kept in a field and only further ones in a list, so a
+ * lease with one callback (the common case, one per held lease at a hundred thousand
+ * leases) costs one small object.
  */
 final class LostCallbacks {
 
 	private static final Log logger = LogFactory.getLog(LostCallbacks.class);
 
-	private final List<Runnable> callbacks = new ArrayList<>(2);
-
 	private final String key;
+
+	/** The first callback not run yet (guarded by this). */
+	private @Nullable Runnable first;
+
+	/** Further callbacks not run yet (guarded by this). */
+	private @Nullable List<Runnable> more;
 
 	LostCallbacks(String key) {
 		this.key = key;
@@ -26,8 +33,16 @@ final class LostCallbacks {
 
 	/** Adds a callback; runs it at once if the lease is already lost. */
 	void add(Runnable callback, boolean alreadyLost) {
-		synchronized (this.callbacks) {
-			this.callbacks.add(callback);
+		synchronized (this) {
+			if (this.first == null) {
+				this.first = callback;
+			}
+			else {
+				if (this.more == null) {
+					this.more = new ArrayList<>(2);
+				}
+				this.more.add(callback);
+			}
 		}
 		if (alreadyLost) {
 			runOnce(callback);
@@ -36,9 +51,14 @@ final class LostCallbacks {
 
 	/** Runs every callback not run yet. */
 	void fire() {
-		Runnable[] current;
-		synchronized (this.callbacks) {
-			current = this.callbacks.toArray(new Runnable[0]);
+		List<Runnable> current = new ArrayList<>(2);
+		synchronized (this) {
+			if (this.first != null) {
+				current.add(this.first);
+			}
+			if (this.more != null) {
+				current.addAll(this.more);
+			}
 		}
 		for (Runnable callback : current) {
 			runOnce(callback);
@@ -46,11 +66,7 @@ final class LostCallbacks {
 	}
 
 	private void runOnce(Runnable callback) {
-		boolean mine;
-		synchronized (this.callbacks) {
-			mine = this.callbacks.remove(callback);
-		}
-		if (mine) {
+		if (take(callback)) {
 			try {
 				callback.run();
 			}
@@ -58,6 +74,15 @@ final class LostCallbacks {
 				logger.warn("Lost-lease callback of lock '" + this.key + "' failed", ex);
 			}
 		}
+	}
+
+	/** Removes a callback not run yet: whoever removes it runs it. */
+	private synchronized boolean take(Runnable callback) {
+		if (this.first == callback) {
+			this.first = null;
+			return true;
+		}
+		return this.more != null && this.more.remove(callback);
 	}
 
 }
