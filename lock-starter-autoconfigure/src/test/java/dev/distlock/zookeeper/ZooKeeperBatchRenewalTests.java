@@ -90,6 +90,43 @@ class ZooKeeperBatchRenewalTests {
 		}
 	}
 
+	/**
+	 * A client with a namespace: renewals, the read after a failed check and releases go
+	 * to the nodes under the namespace (the provider builds those paths itself for the
+	 * calls it makes on the ZooKeeper handle).
+	 */
+	@Test
+	void underANamespaceLeasesAreRenewedAndALostNodeIsReportedNotHeld() throws Exception {
+		String namespace = "ns-" + UUID.randomUUID().toString().substring(0, 8) + "/inner";
+		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client.usingNamespace(namespace), this.basePath);
+		try {
+			List<ZooKeeperHeldLock> held = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				held.add(provider.acquire(attempt("ns-key-" + i, LockType.MUTEX), LockWaiter.tryOnce()));
+			}
+			for (ZooKeeperHeldLock lock : held) {
+				assertThat(admin.checkExists().forPath("/" + namespace + lock.path())).as("node of %s", lock.path())
+					.isNotNull();
+			}
+			assertThat(provider.renewAll(held, Duration.ofSeconds(30))).containsOnly(RenewalOutcome.renewed());
+			admin.delete().forPath("/" + namespace + held.get(3).path());
+
+			RenewalOutcome[] outcomes = provider.renewAll(held, Duration.ofSeconds(30));
+
+			for (int i = 0; i < held.size(); i++) {
+				assertThat(outcomes[i]).as("lease %d", i)
+					.isEqualTo((i == 3) ? RenewalOutcome.notHeld() : RenewalOutcome.renewed());
+			}
+			for (ZooKeeperHeldLock lock : held) {
+				provider.release(lock);
+			}
+			assertThat(ZooKeeperTestSupport.lockNodes(admin, "/" + namespace + this.basePath, "")).isEmpty();
+		}
+		finally {
+			provider.close();
+		}
+	}
+
 	@Test
 	void leasesThatAreOnlyRenewedKeepNoThreadOfTheProviderAlive() throws Exception {
 		Set<Thread> before = Thread.getAllStackTraces().keySet();
