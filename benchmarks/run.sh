@@ -202,7 +202,7 @@ if [ "${#SCALING_SUBJECTS[@]}" -gt 0 ]; then
         java -Xms1g -Xmx3g -cp "$CP" dev.distlock.bench.ZooKeeperServer "$OUT/zk.connect" >>"$OUT/scaling-zk.log" 2>&1 &
         ZK_PID=$!
         for _ in $(seq 1 120); do [ -s "$OUT/zk.connect" ] && break; sleep 0.5; done
-        SERVER_OPTS=(-Dbench.zk.connect="$(cat "$OUT/zk.connect")")
+        SERVER_OPTS=(-Dbench.zk.connect="$(cat "$OUT/zk.connect")" -Dbench.server.pids="$ZK_PID")
       fi
       java "${JAVA_OPTS[@]}" "${SCALING_OPTS[@]}" "${SERVER_OPTS[@]}" -cp "$CP" dev.distlock.bench.HeldLeases \
         "$OUT/scaling.jsonl" "$s" "$n" "$SCALING_PERIODS" >>"$OUT/scaling.log" 2>&1 \

@@ -171,14 +171,14 @@ def section(scaling, props):
     L.append("")
     L.append("- Held leases (`HeldLeases`): one JVM per backend and N acquires N distinct keys with no lease "
              "(watchdog) on 8 threads, then holds them and measures whole renewal periods: process CPU "
-             "(`OperatingSystemMXBean`; the in-process ZooKeeper server's included) and that of the `distlock-*` "
-             "threads (`ThreadMXBean`), in % of one core; backend round trips per period (Redis, JDBC: the "
-             "renewer's batches, each one pipelined or batched call on one connection; ZooKeeper: packets the "
-             "in-process server received, one transaction of existence checks per 500 leases and the session's "
-             "pings; local: no backend); live `distlock-*` "
-             "threads; heap used after a full GC with the N leases held minus before, ÷ N (ZooKeeper's includes "
-             "the in-process server's nodes). A row with leases lost, during the periods or while acquiring, is void: "
-             "the renewals did not keep up; acquiring stops at the first lost lease.")
+             "(`OperatingSystemMXBean`) and that of the `distlock-*` threads (`ThreadMXBean`), in % of one core; "
+             "backend round trips per period (Redis, JDBC: the renewer's batches, each one pipelined call or one "
+             "statement on one connection; ZooKeeper: packets the server received, one transaction of existence "
+             "checks per 500 leases and the session's pings; local: no backend); live `distlock-*` threads; heap "
+             "used after a full GC with the N leases held minus before, ÷ N. The ZooKeeper server of these rows runs "
+             "in a JVM of its own, so the CPU, threads and heap are the client's. A row with leases lost, during the "
+             "periods or while acquiring, is void: the renewals did not keep up; acquiring stops at the first lost "
+             "lease.")
     L.append("- Key spread (`KeySpreadBenchmark`, JMH as the shapes above): 8 threads acquire + release a key drawn "
              "at random per operation from 8, 1,000 or 100,000 distinct keys (lease 30 s).")
     L.append("")

@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What the rest of the machine was doing while a figure was taken, read from Linux's
@@ -18,8 +20,9 @@ import java.util.Set;
  * figure: all CPU time the kernel counted ({@code /proc/stat}) minus this process, its
  * parent and its reaped children (the JMH host; the handoff children) and the Redis and
  * PostgreSQL servers the subjects talk to ({@code redis-server} and {@code postgres}
- * processes, including their reaped children). A private server another test started
- * under those names counts as ours, so its client's CPU shows but its own does not.
+ * processes, including their reaped children, and the processes named by
+ * {@code -Dbench.server.pids}). A private server another test started under those names
+ * counts as ours, so its client's CPU shows but its own does not.
  * <p>
  * Every figure is {@code NaN} where {@code /proc} cannot be read.
  *
@@ -40,6 +43,16 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 	private static final double TICKS_PER_SECOND = 100;
 
 	private static final Set<String> SERVERS = Set.of("redis-server", "postgres");
+
+	/**
+	 * Further server processes by pid, from {@code -Dbench.server.pids}
+	 * (comma-separated): the ZooKeeper server {@code run.sh} starts in a JVM of its own
+	 * for the scaling rows.
+	 */
+	private static final Set<String> SERVER_PIDS = Arrays.stream(System.getProperty("bench.server.pids", "").split(","))
+		.map(String::trim)
+		.filter((pid) -> !pid.isEmpty())
+		.collect(Collectors.toUnmodifiableSet());
 
 	private static final Path PROC = Path.of("/proc");
 
@@ -117,7 +130,8 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 		try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, "[0-9]*")) {
 			for (Path process : processes) {
 				try {
-					if (SERVERS.contains(Files.readString(process.resolve("comm")).trim())) {
+					if (SERVERS.contains(Files.readString(process.resolve("comm")).trim())
+							|| SERVER_PIDS.contains(process.getFileName().toString())) {
 						ticks += processTicks(process);
 					}
 				}
