@@ -58,7 +58,7 @@ final class LockStatements {
 	}
 
 	Operation get(String name) {
-		Operation operation = this.operations.get(name);
+		Operation operation = find(name);
 		if (operation == null) {
 			throw new IllegalStateException("No statements named " + name);
 		}
