@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -66,10 +67,18 @@ class ZooKeeperClusterFaultTests {
 		this.cluster.close();
 	}
 
+	/**
+	 * The watchdog's lease: as long as the session timeout, so that a leader election on
+	 * a busy machine (seconds, in which no renewal gets through) ends well within it.
+	 * With 6 s, a renewal due just before the leader died left 4 s, which a full build on
+	 * two cores once overran, and the lease was rightly reported lost.
+	 */
+	private static final Duration LEASE = Duration.ofMillis(SESSION_TIMEOUT_MS);
+
 	private LockTemplate process(CuratorFramework client) {
 		ZooKeeperLockProvider provider = new ZooKeeperLockProvider(client);
 		LockTemplate template = new LockTemplate(List.of(provider), provider.name(),
-				LockSettings.defaults().withKeyPrefix("fault:").withWatchdog(Duration.ofSeconds(6), null), List.of());
+				LockSettings.defaults().withKeyPrefix("fault:").withWatchdog(LEASE, null), List.of());
 		this.templates.add(template);
 		return template;
 	}
@@ -88,14 +97,25 @@ class ZooKeeperClusterFaultTests {
 		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
 		Lease held = holder.acquire(LockRequest.builder("leader").waitTime(Duration.ZERO).build());
 		InstanceSpec leader = leader();
+		long killed = System.nanoTime();
 		assertThat(this.cluster.killServer(leader)).as("leader killed").isTrue();
 		awaitLeader();
 		awaitConnected(holderClient);
-		// long enough for renewals through the new leader
-		Thread.sleep(Duration.ofSeconds(7).toMillis());
+		long reconnectedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+		// a renewal through the new leader moves the lease's end; the watchdog renews a
+		// third of the lease after the last renewal, so one is due within that (expiresAt
+		// reads two clocks, so a move of less than a second is not a renewal)
+		Instant before = held.expiresAt().plusSeconds(1);
+		long deadline = System.nanoTime() + LEASE.toNanos();
+		while (!held.expiresAt().isAfter(before) && held.isValid() && System.nanoTime() < deadline) {
+			Thread.sleep(100);
+		}
+		assertThat(held.isValid())
+			.as("lease still valid after the leader change (reconnected %d ms after the kill)", reconnectedMillis)
+			.isTrue();
+		assertThat(held.expiresAt()).as("lease renewed through the new leader").isAfter(before);
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId()).as("same session")
 			.isEqualTo(session);
-		assertThat(held.isValid()).as("lease still valid after the leader change").isTrue();
 		assertThat(other.tryAcquire(LockRequest.builder("leader").waitTime(Duration.ZERO).build()))
 			.as("another client while the lock is held")
 			.isEmpty();
