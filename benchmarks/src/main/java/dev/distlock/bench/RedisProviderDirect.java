@@ -35,6 +35,27 @@ final class RedisProviderDirect implements Subject {
 		this.provider = new RedisLockProvider(this.connectionFactory);
 		this.provider.afterPropertiesSet();
 		this.config = config;
+		connect();
+	}
+
+	/**
+	 * The provider opens its connection in the background and fails a call that finds it
+	 * not yet open after the call timeout, as a Boot application's health check would
+	 * see; a subject waits for it (up to 10 s) before the first measured call.
+	 */
+	private void connect() {
+		long deadline = System.nanoTime() + 10_000_000_000L;
+		while (true) {
+			try {
+				lock("connect").unlock();
+				return;
+			}
+			catch (Exception ex) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("Redis not reachable for diag-redis-provider", ex);
+				}
+			}
+		}
 	}
 
 	@Override

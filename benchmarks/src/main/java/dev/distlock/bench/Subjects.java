@@ -49,6 +49,7 @@ public final class Subjects {
 		REQUIRES.put("diag-sdr-scripts", "org.springframework.data.redis.core.StringRedisTemplate");
 		REQUIRES.put("diag-redis-provider", "dev.distlock.redis.RedisLockProvider");
 		REQUIRES.put("diag-sdr-scripts-exposed", "org.springframework.data.redis.core.StringRedisTemplate");
+		REQUIRES.put("diag-redis-template-plain-client", "dev.distlock.redis.RedisLockProvider");
 	}
 
 	private Subjects() {
@@ -86,6 +87,9 @@ public final class Subjects {
 			case "diag-sdr-scripts" -> new SpringDataRedisScripts(config, false);
 			case "diag-sdr-scripts-exposed" -> new SpringDataRedisScripts(config, true);
 			case "diag-redis-provider" -> new RedisProviderDirect(config);
+			case "diag-redis-template-plain-client" -> new Distlock(config, "redis",
+					Map.of("bench.redis.host", config.redisHost(), "bench.redis.port", config.redisPort()), false,
+					redisCleanup(config), PlainLettuceConfiguration.class);
 			default -> throw new IllegalArgumentException("Unknown or not yet wired subject '" + name + "'");
 		};
 	}
