@@ -48,6 +48,8 @@ final class RenewalBatch {
 
 	private final @Nullable Statement renewMany;
 
+	private final @Nullable Statement renewManySequenced;
+
 	private final SqlFailures failures;
 
 	private final String tableName;
@@ -67,6 +69,8 @@ final class RenewalBatch {
 		this.renew = renew.get(0);
 		LockStatements.Operation many = statements.find("renew-many");
 		this.renewMany = (many != null) ? many.statements().get(0) : null;
+		LockStatements.Operation sequenced = statements.find("renew-many-sequenced");
+		this.renewManySequenced = (sequenced != null) ? sequenced.statements().get(0) : null;
 		this.failures = failures;
 		this.tableName = tableName;
 	}
@@ -147,9 +151,7 @@ final class RenewalBatch {
 		try (BoundedConnections.Bounded bounded = this.connections.open(deadlineNanos, task)) {
 			Connection connection = bounded.connection();
 			if (this.renewMany != null) {
-				Statement many = this.renewMany;
-				return LockStatementRunner.transaction(connection,
-						() -> renewInOneStatement(connection, many, locks, leaseMicros));
+				return renewInOneStatement(connection, this.renewMany, this.renewManySequenced, locks, leaseMicros);
 			}
 			int[] counts = LockStatementRunner.transaction(connection, () -> {
 				try (PreparedStatement prepared = connection.prepareStatement(this.renew.sql())) {
@@ -182,31 +184,56 @@ final class RenewalBatch {
 
 	/**
 	 * Renews the batch with the one statement that takes its locks as arrays; a lease is
-	 * renewed if the statement returned its place in the arrays.
+	 * renewed if the statement returned its place in the arrays. When every owner token
+	 * of the batch is one prefix and a sequence number, as the tokens of one process are,
+	 * the sequenced statement takes the prefix once and the numbers as an array. One
+	 * statement is atomic on its own: on a connection in autocommit mode it runs without
+	 * a transaction around it, which would cost a round trip for the commit.
 	 */
-	private static boolean[] renewInOneStatement(Connection connection, Statement renewMany, List<JdbcHeldLock> locks,
-			long leaseMicros) throws SQLException {
+	private static boolean[] renewInOneStatement(Connection connection, Statement renewMany,
+			@Nullable Statement renewManySequenced, List<JdbcHeldLock> locks, long leaseMicros) throws SQLException {
 		int size = locks.size();
 		String[] keys = new String[size];
 		String[] kinds = new String[size];
 		Long[] slots = new Long[size];
-		String[] owners = new String[size];
 		for (int i = 0; i < size; i++) {
 			JdbcHeldLock held = locks.get(i);
 			keys[i] = held.target().storedKey();
 			kinds[i] = held.target().kind();
 			slots[i] = held.slot();
-			owners[i] = held.owner();
 		}
 		Map<String, Object> parameters = new HashMap<>();
 		parameters.put("lease", leaseMicros);
 		parameters.put("keys", connection.createArrayOf("varchar", keys));
 		parameters.put("kinds", connection.createArrayOf("varchar", kinds));
 		parameters.put("slots", connection.createArrayOf("bigint", slots));
-		parameters.put("owners", connection.createArrayOf("varchar", owners));
+		Long[] sequences = (renewManySequenced != null) ? OwnerSequences.split(locks) : null;
+		Statement statement;
+		if (sequences != null) {
+			statement = renewManySequenced;
+			parameters.put("ownerPrefix", OwnerSequences.prefix(locks.get(0).owner()));
+			parameters.put("sequences", connection.createArrayOf("bigint", sequences));
+		}
+		else {
+			String[] owners = new String[size];
+			for (int i = 0; i < size; i++) {
+				owners[i] = locks.get(i).owner();
+			}
+			statement = renewMany;
+			parameters.put("owners", connection.createArrayOf("varchar", owners));
+		}
+		if (connection.getAutoCommit()) {
+			return executeRenewMany(connection, statement, parameters, size);
+		}
+		return LockStatementRunner.transaction(connection,
+				() -> executeRenewMany(connection, statement, parameters, size));
+	}
+
+	private static boolean[] executeRenewMany(Connection connection, Statement statement,
+			Map<String, Object> parameters, int size) throws SQLException {
 		boolean[] renewed = new boolean[size];
-		try (PreparedStatement prepared = connection.prepareStatement(renewMany.sql())) {
-			renewMany.bind(prepared, parameters);
+		try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+			statement.bind(prepared, parameters);
 			try (ResultSet rows = prepared.executeQuery()) {
 				while (rows.next()) {
 					renewed[(int) rows.getLong(1) - 1] = true;

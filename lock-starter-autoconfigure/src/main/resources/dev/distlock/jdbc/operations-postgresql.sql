@@ -159,6 +159,18 @@ WHERE t.lock_key = r.lock_key AND t.lock_kind = r.lock_kind AND t.slot = r.slot 
 	AND t.lease_until > now()
 RETURNING r.place;
 
+-- name: renew-many-sequenced
+-- renew-many for owner tokens that share one prefix, as the tokens of one process do (its prefix, then a sequence
+-- number): the prefix comes once and the sequence numbers as a BIGINT array, so a batch sends 8 bytes per owner instead
+-- of its whole token, and the driver encodes no owner string. The token is the prefix and the number in decimal.
+UPDATE distlock_lock AS t SET lease_until = now() + :lease * INTERVAL '1 microsecond'
+FROM unnest(CAST(:keys AS VARCHAR[]), CAST(:kinds AS VARCHAR[]), CAST(:slots AS BIGINT[]), CAST(:sequences AS BIGINT[]))
+	WITH ORDINALITY AS r(lock_key, lock_kind, slot, sequence, place)
+WHERE t.lock_key = r.lock_key AND t.lock_kind = r.lock_kind AND t.slot = r.slot
+	AND t.owner = CAST(:ownerPrefix AS VARCHAR) || CAST(r.sequence AS VARCHAR)
+	AND t.lease_until > now()
+RETURNING r.place;
+
 -- name: release
 -- A holder of the head row (MUTEX, FAIR, WRITE). Expire rather than delete: the head row keeps the fence. Registered
 -- waiters hear of it when this commits; the UPDATE returns the head row as it is once any registration committed.

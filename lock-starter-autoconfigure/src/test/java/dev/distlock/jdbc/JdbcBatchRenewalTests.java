@@ -30,6 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /**
  * Renewals that fall due together go to the database as one JDBC batch on one connection:
@@ -228,12 +229,89 @@ class JdbcBatchRenewalTests {
 	}
 
 	/**
+	 * Owner tokens of one process, one prefix and a sequence number each, go to
+	 * PostgreSQL as the prefix once and the numbers as an array, and the owner check
+	 * holds as with whole tokens: a lease whose row now has another owner of the same
+	 * prefix is not renewed. The one statement runs without a transaction around it (no
+	 * commit: one round trip).
+	 */
+	@Test
+	void onPostgresqlOwnersOfOnePrefixGoAsNumbersAndTheStatementNeedsNoCommit() throws Exception {
+		JdbcTestDatabase database = this.databases.get("postgresql");
+		List<String> executed = new CopyOnWriteArrayList<>();
+		List<String> connectionCalls = new CopyOnWriteArrayList<>();
+		AtomicBoolean counting = new AtomicBoolean();
+		DelegatingDataSource recording = new DelegatingDataSource(database.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return counting.get() ? recording(connection, executed, connectionCalls) : connection;
+			}
+
+		};
+		JdbcLockProvider holder = database.provider(recording).cleanupInterval(Duration.ZERO).build();
+		try {
+			String prefix = "batch-seq-" + UUID.randomUUID() + "-";
+			String ownerPrefix = "p" + UUID.randomUUID() + ":";
+			long sequence = 0;
+			List<JdbcHeldLock> held = new ArrayList<>();
+			for (int i = 0; i < 50; i++) {
+				LockType type = TYPES.get(i % TYPES.size());
+				AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(new LockAttempt(prefix + i, type, 2,
+						Duration.ofSeconds(30), ownerPrefix, sequence++, System.nanoTime() + 5_000_000_000L, null));
+				assertThat(acquired.isAcquired()).as("%s %s", type, prefix + i).isTrue();
+				held.add(acquired.lock());
+			}
+			// lock 3 (a WRITE) changes hands to another owner of the same prefix
+			int moved = 3;
+			holder.release(held.get(moved));
+			AttemptOutcome<JdbcHeldLock> successor = holder
+				.tryAcquire(new LockAttempt(prefix + moved, TYPES.get(moved % TYPES.size()), 2, Duration.ofSeconds(30),
+						ownerPrefix, sequence++, System.nanoTime() + 5_000_000_000L, null));
+			assertThat(successor.isAcquired()).isTrue();
+			List<JdbcHeldLock> batch = new ArrayList<>(held);
+			batch.add(successor.lock());
+			counting.set(true);
+
+			RenewalOutcome[] renewed = holder.renewAll(batch, Duration.ofSeconds(30));
+
+			counting.set(false);
+			for (int i = 0; i < renewed.length; i++) {
+				assertThat(renewed[i].isRenewed()).as("%s renewed: %s", batch.get(i), renewed[i]).isEqualTo(i != moved);
+			}
+			assertThat(executed).as("what the renewal executed").containsExactly("executeQuery");
+			assertThat(connectionCalls).as("what the renewal prepared and committed")
+				.singleElement(STRING)
+				.startsWith("prepareStatement ")
+				.contains("r.sequence");
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	/**
 	 * The connection, recording each statement it executes and each row added to a JDBC
 	 * batch.
 	 */
 	private static Connection recording(Connection connection, List<String> executed) {
+		return recording(connection, executed, new ArrayList<>());
+	}
+
+	/**
+	 * The connection, recording each statement it executes and each row added to a JDBC
+	 * batch, and separately the SQL it prepares and its commits and rollbacks.
+	 */
+	private static Connection recording(Connection connection, List<String> executed, List<String> connectionCalls) {
 		return (Connection) Proxy.newProxyInstance(JdbcBatchRenewalTests.class.getClassLoader(),
 				new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+					switch (method.getName()) {
+						case "prepareStatement" -> connectionCalls.add("prepareStatement " + args[0]);
+						case "commit", "rollback" -> connectionCalls.add(method.getName());
+						default -> {
+						}
+					}
 					Object result = invoke(connection, method, args);
 					if (result instanceof PreparedStatement prepared) {
 						return Proxy.newProxyInstance(JdbcBatchRenewalTests.class.getClassLoader(),
