@@ -46,7 +46,7 @@ SUBJECTS = REDIS + [
     "distlock-zookeeper", "curator-mutex", "distlock-jdbc-postgres", "si-jdbc-postgres",
     "distlock-etcd", "jetcd-lock", "distlock-local-annotation", "distlock-local-template", "plain-call",
 ]
-DIAG = ["diag-sdr-scripts", "diag-redis-provider"]
+DIAG = ["diag-sdr-scripts", "diag-redis-provider", "diag-redis-template-plain-client"]
 ALL = SUBJECTS + DIAG
 REDIS_PEERS = ["ceiling-lettuce", "redisson-rlock", "si-redis-spin", "si-redis-pubsub", "lock4j"]
 # distlock subject -> the peers it is compared with
@@ -530,14 +530,16 @@ def main():
     L.append("Each step adds one layer: raw Lettuce (`ceiling-lettuce`), the same two scripts through Spring Data "
              "Redis's `StringRedisTemplate` (`diag-sdr-scripts`), distlock's `RedisLockProvider` called directly "
              "(`diag-redis-provider`: its scripts and keys, no core), `LockTemplate.execute` (local queue, re-entry "
-             "map, lease bookkeeping) and the `@DistributedLock` proxy. µs per operation = 1 / median ops/s; CPU "
+             "map, lease bookkeeping) in the Boot application over a plain `LettuceConnectionFactory` "
+             "(`diag-redis-template-plain-client`) and over the one Boot builds (`distlock-redis-template`), and the "
+             "`@DistributedLock` proxy. µs per operation = 1 / median ops/s; CPU "
              "µs/op is the process CPU, which a busy machine disturbs far less.")
     L.append("")
     L.append("| layer | 1t ops/s | µs/op | + µs vs previous | p50 µs | CPU µs/op | + CPU µs | B/op | 8t8k ops/s |")
     L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     previous = previous_cpu = None
-    for s in ["ceiling-lettuce", "diag-sdr-scripts", "diag-redis-provider", "distlock-redis-template",
-              "distlock-redis-annotation"]:
+    for s in ["ceiling-lettuce", "diag-sdr-scripts", "diag-redis-provider", "diag-redis-template-plain-client",
+              "distlock-redis-template", "distlock-redis-annotation"]:
         o = ops(rows, s, "1t")
         if o is None:
             continue

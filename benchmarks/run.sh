@@ -95,7 +95,7 @@ LOCAL=(distlock-local-annotation distlock-local-template plain-call)
 NOT_REENTRANT=(ceiling-lettuce lock4j jetcd-lock)
 
 # diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
-DIAG=(diag-sdr-scripts diag-redis-provider)
+DIAG=(diag-sdr-scripts diag-redis-provider diag-redis-template-plain-client)
 # the scaling benchmark: distlock's LockTemplate on each backend
 SCALING=(distlock-local-template distlock-redis-template distlock-jdbc-postgres distlock-zookeeper)
 SCALING_SELECTED=0
