@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.sql.DataSource;
+
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.AttemptOutcome;
 import dev.distlock.core.spi.LockAttempt;
@@ -190,15 +192,7 @@ class JdbcBatchRenewalTests {
 		JdbcTestDatabase database = this.databases.get("postgresql");
 		List<String> executed = new CopyOnWriteArrayList<>();
 		AtomicBoolean counting = new AtomicBoolean();
-		DelegatingDataSource recording = new DelegatingDataSource(database.dataSource()) {
-
-			@Override
-			public Connection getConnection() throws SQLException {
-				Connection connection = super.getConnection();
-				return counting.get() ? recording(connection, executed) : connection;
-			}
-
-		};
+		DataSource recording = recording(database.dataSource(), counting, executed, new ArrayList<>());
 		JdbcLockProvider holder = database.provider(recording).cleanupInterval(Duration.ZERO).build();
 		try {
 			String prefix = "batch-one-" + UUID.randomUUID() + "-";
@@ -241,15 +235,7 @@ class JdbcBatchRenewalTests {
 		List<String> executed = new CopyOnWriteArrayList<>();
 		List<String> connectionCalls = new CopyOnWriteArrayList<>();
 		AtomicBoolean counting = new AtomicBoolean();
-		DelegatingDataSource recording = new DelegatingDataSource(database.dataSource()) {
-
-			@Override
-			public Connection getConnection() throws SQLException {
-				Connection connection = super.getConnection();
-				return counting.get() ? recording(connection, executed, connectionCalls) : connection;
-			}
-
-		};
+		DataSource recording = recording(database.dataSource(), counting, executed, connectionCalls);
 		JdbcLockProvider holder = database.provider(recording).cleanupInterval(Duration.ZERO).build();
 		try {
 			String prefix = "batch-seq-" + UUID.randomUUID() + "-";
@@ -292,11 +278,20 @@ class JdbcBatchRenewalTests {
 	}
 
 	/**
-	 * The connection, recording each statement it executes and each row added to a JDBC
-	 * batch.
+	 * The data source, handing out {@linkplain #recording(Connection, List, List)
+	 * recording} connections while {@code counting} is set.
 	 */
-	private static Connection recording(Connection connection, List<String> executed) {
-		return recording(connection, executed, new ArrayList<>());
+	private static DataSource recording(DataSource dataSource, AtomicBoolean counting, List<String> executed,
+			List<String> connectionCalls) {
+		return new DelegatingDataSource(dataSource) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return counting.get() ? recording(connection, executed, connectionCalls) : connection;
+			}
+
+		};
 	}
 
 	/**
