@@ -6,9 +6,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
@@ -101,7 +99,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	private final long recheckNanos;
 
-	private final Map<String, ZooKeeperHeldLock> held = new ConcurrentHashMap<>();
+	private final HeldLocks held = new HeldLocks();
 
 	private final NodeWatcher watcher = new NodeWatcher();
 
@@ -351,7 +349,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 
 	private ZooKeeperHeldLock grant(LockAttempt attempt, String own, long token) {
 		ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token);
-		this.held.put(own, lock);
+		this.held.add(lock);
 		return lock;
 	}
 
@@ -380,7 +378,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 		long sent = System.nanoTime();
 		if (!this.calls.setData(zkLock.path(), data(zkLock.attempt(), lease), this.calls.deadline())) {
 			if (zkLock.finish()) {
-				this.held.remove(zkLock.path(), zkLock);
+				this.held.remove(zkLock);
 			}
 			return false;
 		}
@@ -455,7 +453,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			for (int i = 0; i < batch.size(); i++) {
 				ZooKeeperHeldLock held = batch.get(i);
 				if (!exists[i] && held.finish()) {
-					this.held.remove(held.path(), held);
+					this.held.remove(held);
 				}
 				// a hold that ended meanwhile (session lost) stays ended: the renewal
 				// came
@@ -469,7 +467,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	@Override
 	public void release(ZooKeeperHeldLock zkLock) {
 		zkLock.finish();
-		this.held.remove(zkLock.path(), zkLock);
+		this.held.remove(zkLock);
 		delete(zkLock.path(), this.calls.deadline());
 	}
 
@@ -516,20 +514,27 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	 * servers delete the node themselves.
 	 */
 	private void loseAll(String reason, boolean sessionGone) {
-		for (ZooKeeperHeldLock lock : this.held.values()) {
+		for (ZooKeeperHeldLock lock : this.held.snapshot()) {
 			if ((sessionGone || !lock.attempt().isReleased()) && lock.finish()) {
-				this.held.remove(lock.path(), lock);
+				this.held.remove(lock);
 				lock.attempt().reportLost(reason);
 				this.calls.deleteInBackground(lock.path());
 			}
 		}
 	}
 
-	private static byte[] data(LockAttempt attempt, Duration lease) {
+	/**
+	 * The node's data: the owner token, the lease and the full key. The token is appended
+	 * without {@link LockAttempt#owner()}, which would keep it in the attempt for as long
+	 * as the lock is held; nothing here reads it again.
+	 */
+	static byte[] data(LockAttempt attempt, Duration lease) {
+		String key = attempt.key();
+		StringBuilder data = new StringBuilder(80 + key.length()).append("owner=");
 		// the key goes last: everything after "key=" is the key, whatever characters it
 		// holds
-		return ("owner=" + attempt.owner() + "\nlease=" + lease + "\nkey=" + attempt.key())
-			.getBytes(StandardCharsets.UTF_8);
+		attempt.appendOwner(data).append("\nlease=").append(lease).append("\nkey=").append(key);
+		return data.toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**

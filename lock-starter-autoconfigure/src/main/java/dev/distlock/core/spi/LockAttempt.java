@@ -153,6 +153,28 @@ public final class LockAttempt {
 	}
 
 	/**
+	 * Appends the owner token, exactly as {@link #owner()} returns it, without making
+	 * this attempt keep it: a backend that only writes the token into data it sends (and
+	 * never compares it later) need not have every held attempt carry the string, which
+	 * {@link #owner()} builds once and keeps. Calling it leaves {@link #owner()}'s result
+	 * unchanged.
+	 * @param to the builder to append to
+	 * @return {@code to}
+	 * @since 0.1.0
+	 */
+	public StringBuilder appendOwner(StringBuilder to) {
+		String value = this.owner;
+		if (value != null) {
+			return to.append(value);
+		}
+		to.append(this.ownerPrefix);
+		if (this.ownerSequence >= 0) {
+			to.append(this.ownerSequence);
+		}
+		return to;
+	}
+
+	/**
 	 * Records that a request that may grant the lock is about to be sent. The lease's
 	 * expiry is measured from the last such mark, because the backend cannot have started
 	 * the lease earlier. The core's wait loop marks every attempt; a backend that owns
@@ -213,7 +235,9 @@ public final class LockAttempt {
 
 	@Override
 	public String toString() {
-		return this.type + " '" + this.key + "' for " + owner();
+		// does not keep the token: logging an attempt must not add to what it retains
+		return appendOwner(new StringBuilder().append(this.type).append(" '").append(this.key).append("' for "))
+			.toString();
 	}
 
 	/**
