@@ -228,10 +228,19 @@ public final class LockExecutor {
 		for (ManagedLease<?> lease : this.leases.active()) {
 			Instant acquiredAt = Instant.now().minusNanos(System.nanoTime() - lease.acquiredNanos());
 			result.add(new LeaseSnapshot(lease.key(), lease.name(), lease.type(), lease.provider().name(),
-					lease.fencingToken(), lease.attempt().owner(), lease.ownerThread().getName(), acquiredAt,
-					lease.expiresAt(), lease.renewals(), lease.isWatchdog(), lease.isValid(), lease.lostReason()));
+					lease.fencingToken(), owner(lease), lease.ownerThread().getName(), acquiredAt, lease.expiresAt(),
+					lease.renewals(), lease.isWatchdog(), lease.isValid(), lease.lostReason()));
 		}
 		return result;
+	}
+
+	/**
+	 * A lease's owner token, built without making its attempt keep it: a backend that
+	 * never compares the token (local, ZooKeeper) leaves it unbuilt, and a look at the
+	 * leases must not add a string to every one of them.
+	 */
+	private static String owner(ManagedLease<?> lease) {
+		return lease.attempt().appendOwner(new StringBuilder()).toString();
 	}
 
 	/**
@@ -242,7 +251,7 @@ public final class LockExecutor {
 	 */
 	public boolean forceRelease(String owner) {
 		for (ManagedLease<?> lease : this.leases.active()) {
-			if (lease.attempt().owner().equals(owner)) {
+			if (owner(lease).equals(owner)) {
 				lease.markLost("released by an operator");
 				lease.forceRelease();
 				return true;
