@@ -55,7 +55,7 @@ final class ZooKeeperCalls {
 	private static final long RETRY_PAUSE_MILLIS = 10;
 
 	/** What Curator's protected mode puts before a node's name, ahead of the id. */
-	static final String PROTECTED_PREFIX = "_c_";
+	private static final String PROTECTED_PREFIX = "_c_";
 
 	private static final byte[] NO_DATA = new byte[0];
 

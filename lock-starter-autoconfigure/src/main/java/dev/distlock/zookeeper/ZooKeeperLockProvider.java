@@ -348,7 +348,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	}
 
 	private ZooKeeperHeldLock grant(LockAttempt attempt, String own, long token) {
-		ZooKeeperHeldLock lock = ZooKeeperHeldLock.of(this.paths, attempt, own, token);
+		ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token);
 		this.held.add(lock);
 		return lock;
 	}
