@@ -2,6 +2,9 @@ package dev.distlock.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.lang.management.ThreadMXBean;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -45,10 +48,11 @@ import dev.distlock.core.LockTemplate;
  * lease by lease. {@code local}: none, there is no backend;</li>
  * <li>{@code distlock_threads}: live threads named {@code distlock-*}, the most seen at
  * the start and end;</li>
- * <li>{@code heap_bytes_per_lease}: heap used after a full GC with the N leases held,
- * minus the same before they were acquired, ÷ N (the application was started and warmed
- * before the first figure). With an in-process ZooKeeper server the server's nodes are in
- * it too ({@code run.sh} runs the server in a JVM of its own);</li>
+ * <li>{@code heap_bytes_per_lease}: heap used after a full GC with the N leases held (the
+ * heap pools' usage after that collection, so nothing allocated since counts), minus the
+ * same before they were acquired, ÷ N (the application was started and warmed before the
+ * first figure). With an in-process ZooKeeper server the server's nodes are in it too
+ * ({@code run.sh} runs the server in a JVM of its own);</li>
  * <li>{@code lost}: leases reported lost while held (renewals that did not keep up),
  * which voids the row; {@code lost_while_acquiring} those lost before the measurement
  * began (acquiring stops at the first loss, and {@code acquired} says how many were
@@ -220,12 +224,26 @@ public final class HeldLeases {
 		}
 	}
 
+	/**
+	 * The heap the last of three full collections left, read from the heap pools' usage
+	 * after that collection: the renewals keep allocating while this runs, and the heap's
+	 * current usage (read 200 ms after the collection before) counted up to a few hundred
+	 * bytes per lease of that garbage, which moved the figure by as much between two runs
+	 * of the same code.
+	 */
 	private static long usedHeapAfterGc() throws InterruptedException {
 		for (int i = 0; i < 3; i++) {
-			System.gc();
 			Thread.sleep(200);
+			System.gc();
 		}
-		return MEMORY.getHeapMemoryUsage().getUsed();
+		long used = 0;
+		for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+			MemoryUsage afterCollection = (pool.getType() == MemoryType.HEAP) ? pool.getCollectionUsage() : null;
+			if (afterCollection != null) {
+				used += afterCollection.getUsed();
+			}
+		}
+		return (used > 0) ? used : MEMORY.getHeapMemoryUsage().getUsed();
 	}
 
 	private static List<String> distlockThreads() {
