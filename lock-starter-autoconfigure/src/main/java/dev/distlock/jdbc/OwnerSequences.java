@@ -32,10 +32,12 @@ final class OwnerSequences {
 		if (prefixLength < 0) {
 			return null;
 		}
+		String prefix = first.substring(0, prefixLength);
 		Long[] sequences = new Long[locks.size()];
 		for (int i = 0; i < sequences.length; i++) {
 			String owner = locks.get(i).owner();
-			if (prefixLength(owner) != prefixLength || !owner.regionMatches(0, first, 0, prefixLength)) {
+			// startsWith compares the strings' bytes; regionMatches goes char by char
+			if (prefixLength(owner) != prefixLength || !owner.startsWith(prefix)) {
 				return null;
 			}
 			sequences[i] = number(owner, prefixLength);
