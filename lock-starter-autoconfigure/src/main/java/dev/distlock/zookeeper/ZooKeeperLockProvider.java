@@ -402,14 +402,14 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	public RenewalOutcome[] renewAll(List<ZooKeeperHeldLock> locks, Duration lease) {
 		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
 		List<ZooKeeperHeldLock> live = new ArrayList<>(locks.size());
-		List<Integer> indexes = new ArrayList<>(locks.size());
+		int[] indexes = new int[locks.size()];
 		for (int i = 0; i < outcomes.length; i++) {
 			if (locks.get(i).isFinished()) {
 				outcomes[i] = RenewalOutcome.notHeld();
 			}
 			else {
+				indexes[live.size()] = i;
 				live.add(locks.get(i));
-				indexes.add(i);
 			}
 		}
 		long until = this.calls.deadline();
@@ -446,7 +446,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					Thread.currentThread().interrupt();
 				}
 				for (int i = 0; i < batch.size(); i++) {
-					outcomes[indexes.get(from + i)] = RenewalOutcome.failed(ex);
+					outcomes[indexes[from + i]] = RenewalOutcome.failed(ex);
 				}
 				continue;
 			}
@@ -458,7 +458,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 				// a hold that ended meanwhile (session lost) stays ended: the renewal
 				// came
 				// too late
-				outcomes[indexes.get(from + i)] = RenewalOutcome.of(exists[i] && !held.isFinished());
+				outcomes[indexes[from + i]] = RenewalOutcome.of(exists[i] && !held.isFinished());
 			}
 		}
 		return outcomes;

@@ -262,6 +262,8 @@ final class LeaseRenewer implements AutoCloseable {
 			batch.forEach((lease) -> lease.renewalFailed(new IllegalStateException(ex)));
 			throw ex;
 		}
+		// one clock reading for the batch's answers, not one per lease
+		long answeredNanos = System.nanoTime();
 		for (int i = 0; i < batch.size(); i++) {
 			RenewalOutcome outcome = outcomes[i];
 			Exception failure = outcome.failure();
@@ -269,7 +271,7 @@ final class LeaseRenewer implements AutoCloseable {
 				batch.get(i).renewalFailed(failure);
 			}
 			else {
-				batch.get(i).renewalAnswered(outcome.isRenewed(), sentNanos, group.lease());
+				batch.get(i).renewalAnswered(outcome.isRenewed(), sentNanos, group.lease(), answeredNanos);
 			}
 		}
 	}

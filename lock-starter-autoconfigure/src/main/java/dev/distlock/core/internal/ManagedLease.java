@@ -695,10 +695,10 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	 * ran out counts as lost: the backend may have given the lock away in between. The
 	 * end only ever moves forward.
 	 */
-	void renewalAnswered(boolean renewed, long sentNanos, Duration lease) {
+	void renewalAnswered(boolean renewed, long sentNanos, Duration lease, long answeredNanos) {
 		this.renewing = false;
 		long leaseNanos = Timing.saturatedNanos(lease);
-		if (endIfExpired(System.nanoTime())) {
+		if (endIfExpired(answeredNanos)) {
 			answered(false, sentNanos + leaseNanos, leaseNanos);
 			return;
 		}
