@@ -20,13 +20,13 @@ final class OwnerSequences {
 	}
 
 	/**
-	 * The sequence numbers of the locks' owner tokens, if they all share the first one's
-	 * prefix.
+	 * The shared prefix and the sequence numbers of the locks' owner tokens, if they all
+	 * share the first one's prefix.
 	 * @param locks the locks, at least one
-	 * @return the numbers in the locks' order, or {@code null} if a token has no number
-	 * or another prefix
+	 * @return the prefix and the numbers in the locks' order, or {@code null} if a token
+	 * has no number or another prefix
 	 */
-	static Long @Nullable [] split(List<JdbcHeldLock> locks) {
+	static @Nullable Split split(List<JdbcHeldLock> locks) {
 		String first = locks.get(0).owner();
 		int prefixLength = prefixLength(first);
 		if (prefixLength < 0) {
@@ -42,16 +42,16 @@ final class OwnerSequences {
 			}
 			sequences[i] = number(owner, prefixLength);
 		}
-		return sequences;
+		return new Split(prefix, sequences);
 	}
 
 	/**
-	 * The prefix of a token that {@link #split} found a number in.
-	 * @param owner the token
-	 * @return its prefix
+	 * Owner tokens split: each is {@code prefix} followed by its number in decimal.
+	 *
+	 * @param prefix the prefix every token shares
+	 * @param sequences each token's number, in the locks' order
 	 */
-	static String prefix(String owner) {
-		return owner.substring(0, prefixLength(owner));
+	record Split(String prefix, Long[] sequences) {
 	}
 
 	/**

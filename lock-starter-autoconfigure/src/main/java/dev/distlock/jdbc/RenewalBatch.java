@@ -207,12 +207,12 @@ final class RenewalBatch {
 		parameters.put("keys", connection.createArrayOf("varchar", keys));
 		parameters.put("kinds", connection.createArrayOf("varchar", kinds));
 		parameters.put("slots", connection.createArrayOf("bigint", slots));
-		Long[] sequences = (renewManySequenced != null) ? OwnerSequences.split(locks) : null;
+		OwnerSequences.Split split = (renewManySequenced != null) ? OwnerSequences.split(locks) : null;
 		Statement statement;
-		if (sequences != null) {
+		if (split != null) {
 			statement = renewManySequenced;
-			parameters.put("ownerPrefix", OwnerSequences.prefix(locks.get(0).owner()));
-			parameters.put("sequences", connection.createArrayOf("bigint", sequences));
+			parameters.put("ownerPrefix", split.prefix());
+			parameters.put("sequences", connection.createArrayOf("bigint", split.sequences()));
 		}
 		else {
 			String[] owners = new String[size];

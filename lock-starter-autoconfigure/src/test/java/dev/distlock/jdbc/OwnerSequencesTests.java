@@ -18,9 +18,9 @@ class OwnerSequencesTests {
 	void aTokenIsItsPrefixFollowedByItsNumberInDecimal() {
 		for (String owner : List.of("a1b2c3d4:0", "a1b2c3d4:7", "a1b2c3d4:1234567", "p-007", "x00", "x0", "42", "0",
 				"abc:1234567890123456789012", "9223372036854775807")) {
-			Long[] sequences = OwnerSequences.split(locks(owner));
-			assertThat(sequences).as(owner).isNotNull();
-			assertThat(OwnerSequences.prefix(owner) + sequences[0]).as(owner).isEqualTo(owner);
+			OwnerSequences.Split split = OwnerSequences.split(locks(owner));
+			assertThat(split).as(owner).isNotNull();
+			assertThat(split.prefix() + split.sequences()[0]).as(owner).isEqualTo(owner);
 		}
 	}
 
@@ -32,12 +32,13 @@ class OwnerSequencesTests {
 
 	@Test
 	void tokensOfOnePrefixAreSplitAndTokensOfTwoAreNot() {
-		assertThat(OwnerSequences.split(locks("node-a:1", "node-a:20", "node-a:300"))).containsExactly(1L, 20L, 300L);
+		assertThat(OwnerSequences.split(locks("node-a:1", "node-a:20", "node-a:300")).sequences()).containsExactly(1L,
+				20L, 300L);
 		assertThat(OwnerSequences.split(locks("node-a:1", "node-b:2"))).isNull();
 		// the same length of prefix, another prefix
 		assertThat(OwnerSequences.split(locks("aa:1", "ab:1"))).isNull();
 		// a token whose prefix ends with a zero keeps it: "x0" and 5, "x0" and 12
-		assertThat(OwnerSequences.split(locks("x05", "x012"))).containsExactly(5L, 12L);
+		assertThat(OwnerSequences.split(locks("x05", "x012")).sequences()).containsExactly(5L, 12L);
 	}
 
 	private static List<JdbcHeldLock> locks(String... owners) {
