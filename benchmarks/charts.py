@@ -277,7 +277,7 @@ SCALING_LINES = [
 
 
 def scaling_chart(scaling, run, path):
-    held = [r for r in scaling.get("held", []) if "error" not in r]
+    held = [r for r in scaling.get("held", []) if "error" not in r and r.get("setting", "stress") == "stress"]
     panels = [("Renewal CPU, % of one core (process)", "cpu_pct", 10, "target ≤ 10 % at 100k", lambda v: f"{v:g} %"),
               ("Heap retained per held lease, bytes", "heap_bytes_per_lease", 1024, "target ≤ 1 KB at 100k",
                lambda v: f"{v:g}")]

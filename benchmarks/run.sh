@@ -9,7 +9,8 @@
 #   BENCH_SUBJECTS=@scaling benchmarks/run.sh
 #                               the scaling benchmark alone (issue 29): N watchdog leases held at once (HeldLeases,
 #                               one JVM per backend and N) and 8 threads over 8, 1,000 and 100,000 random keys
-#                               (KeySpreadBenchmark); it rewrites only the scaling part of RESULTS.md and results.json
+#                               (KeySpreadBenchmark, with Curator and Spring Integration JDBC beside); it rewrites
+#                               only the scaling part of RESULTS.md and results.json
 #   benchmarks/run.sh --quick   smoke run (~8 min, mostly JVM and application start-up): no warm-up, one 1 s
 #                               measurement; 20 handoffs (5 s) per subject. Its CPU and allocation figures include
 #                               the application's start-up and say nothing.
@@ -25,6 +26,9 @@
 #                            @scaling selects the scaling benchmark (a full run without BENCH_SUBJECTS includes it)
 #   BENCH_SCALING_N="..."    numbers of held leases (full: "1000 10000 100000"; --quick: "1000")
 #   BENCH_SCALING_PERIODS=n  renewal periods measured per row (full: 10; --quick: 3)
+#   BENCH_SCALING_DEFAULT_PERIODS=n
+#                            periods of the extra row per backend at the largest N with the watchdog's defaults
+#                            (30 s lease renewed every 10 s; full: 3; --quick: 0, no such row)
 #   BENCH_SCALING_OPTS="..." JVM options of HeldLeases (default: -Xms2g -Xmx2g -Dbench.scaling.lease=3s
 #                            -Dbench.scaling.interval=1s, the watchdog's lease and renewal interval)
 #   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
@@ -76,11 +80,13 @@ if [ "$MODE" = quick ]; then
   HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
   SCALING_N=${BENCH_SCALING_N:-1000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-3}
+  SCALING_DEFAULT_PERIODS=${BENCH_SCALING_DEFAULT_PERIODS:-0}
 else
   JMH_TIMES=(-f 1 -wi 5 -w 3s -i 3 -r 3s)
   HANDOFF=(300 30 5 30)
   SCALING_N=${BENCH_SCALING_N:-1000 10000 100000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-10}
+  SCALING_DEFAULT_PERIODS=${BENCH_SCALING_DEFAULT_PERIODS:-3}
 fi
 read -r -a SCALING_OPTS <<<"${BENCH_SCALING_OPTS:--Xms2g -Xmx2g -Dbench.scaling.lease=3s -Dbench.scaling.interval=1s}"
 [ -n "${BENCH_JMH_TIMES:-}" ] && read -r -a JMH_TIMES <<<"$BENCH_JMH_TIMES"
@@ -98,6 +104,7 @@ NOT_REENTRANT=(ceiling-lettuce lock4j jetcd-lock)
 DIAG=(diag-sdr-scripts diag-redis-provider diag-redis-template-plain-client)
 # the scaling benchmark: distlock's LockTemplate on each backend
 SCALING=(distlock-local-template distlock-redis-template distlock-jdbc-postgres distlock-zookeeper)
+SPREAD_PEERS=(curator-mutex si-jdbc-postgres)
 SCALING_SELECTED=0
 
 if [ -n "${BENCH_SUBJECTS:-}" ]; then
@@ -190,28 +197,47 @@ if [ "${#HANDOFF_SUBJECTS[@]}" -gt 0 ]; then
   grep -E '^\{' "$OUT/handoff.log" >&2 || true
 fi
 
+held() { # subject, N, periods, extra JVM options: one HeldLeases row
+  local s=$1 n=$2 periods=$3
+  shift 3
+  local SERVER_OPTS=() ZK_PID=
+  if [ "$s" = distlock-zookeeper ]; then
+    # the server in a JVM of its own, so that the heap, threads and CPU measured are the client's
+    rm -f "$OUT/zk.connect"
+    java -Xms1g -Xmx3g -cp "$CP" dev.distlock.bench.ZooKeeperServer "$OUT/zk.connect" >>"$OUT/scaling-zk.log" 2>&1 &
+    ZK_PID=$!
+    for _ in $(seq 1 120); do [ -s "$OUT/zk.connect" ] && break; sleep 0.5; done
+    SERVER_OPTS=(-Dbench.zk.connect="$(cat "$OUT/zk.connect")" -Dbench.server.pids="$ZK_PID")
+  fi
+  java "${JAVA_OPTS[@]}" "${SCALING_OPTS[@]}" "$@" "${SERVER_OPTS[@]}" -cp "$CP" dev.distlock.bench.HeldLeases \
+    "$OUT/scaling.jsonl" "$s" "$n" "$periods" >>"$OUT/scaling.log" 2>&1 \
+    || log "HeldLeases exited with $? (see $OUT/scaling.log)"
+  if [ -n "$ZK_PID" ]; then kill "$ZK_PID" 2>/dev/null || true; wait "$ZK_PID" 2>/dev/null || true; fi
+  tail -n 1 "$OUT/scaling.jsonl" >&2 || true
+}
+
 if [ "${#SCALING_SUBJECTS[@]}" -gt 0 ]; then
   for s in "${SCALING_SUBJECTS[@]}"; do
     for n in $SCALING_N; do
       log "held leases: $s, N = $n"
-      SERVER_OPTS=()
-      ZK_PID=
-      if [ "$s" = distlock-zookeeper ]; then
-        # the server in a JVM of its own, so that the heap, threads and CPU measured are the client's
-        rm -f "$OUT/zk.connect"
-        java -Xms1g -Xmx3g -cp "$CP" dev.distlock.bench.ZooKeeperServer "$OUT/zk.connect" >>"$OUT/scaling-zk.log" 2>&1 &
-        ZK_PID=$!
-        for _ in $(seq 1 120); do [ -s "$OUT/zk.connect" ] && break; sleep 0.5; done
-        SERVER_OPTS=(-Dbench.zk.connect="$(cat "$OUT/zk.connect")" -Dbench.server.pids="$ZK_PID")
-      fi
-      java "${JAVA_OPTS[@]}" "${SCALING_OPTS[@]}" "${SERVER_OPTS[@]}" -cp "$CP" dev.distlock.bench.HeldLeases \
-        "$OUT/scaling.jsonl" "$s" "$n" "$SCALING_PERIODS" >>"$OUT/scaling.log" 2>&1 \
-        || log "HeldLeases exited with $? (see $OUT/scaling.log)"
-      if [ -n "$ZK_PID" ]; then kill "$ZK_PID" 2>/dev/null || true; wait "$ZK_PID" 2>/dev/null || true; fi
-      tail -n 1 "$OUT/scaling.jsonl" >&2 || true
+      held "$s" "$n" "$SCALING_PERIODS"
     done
+    if [ "$SCALING_DEFAULT_PERIODS" -gt 0 ]; then
+      # the largest N once more with the watchdog's defaults (30 s lease renewed every 10 s): what a service
+      # that sets nothing pays; the rows above renew ten times as often
+      n=$(tr ' ' '\n' <<<"$SCALING_N" | sort -n | tail -n 1)
+      log "held leases: $s, N = $n, default watchdog"
+      held "$s" "$n" "$SCALING_DEFAULT_PERIODS" -Dbench.scaling.lease=30s -Dbench.scaling.interval=10s \
+        -Dbench.scaling.setting=default
+    fi
   done
-  jmh eightThreadsRandomKeys "$(IFS=,; echo "${SCALING_SUBJECTS[*]}")" KeySpreadBenchmark
+  # the peers of the backends whose key spread costs the server work (ZooKeeper's containers, PostgreSQL's rows):
+  # does theirs stay flat?
+  SPREAD=("${SCALING_SUBJECTS[@]}")
+  for s in "${SPREAD_PEERS[@]}"; do
+    [[ " ${BUILT[*]} " == *" $s "* ]] && SPREAD+=("$s")
+  done
+jmh eightThreadsRandomKeys "$(IFS=,; echo "${SPREAD[*]}")" KeySpreadBenchmark
 fi
 
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/run.properties"

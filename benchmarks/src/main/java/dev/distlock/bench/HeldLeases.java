@@ -59,9 +59,11 @@ import dev.distlock.core.LockTemplate;
  * taken), {@code release_failures} releases that failed at the end.</li>
  * </ul>
  * The watchdog runs with a short lease and interval ({@code bench.scaling.lease}, default
- * 3 s; {@code bench.scaling.interval}, default 1 s) so a period is short. Usage:
- * {@code HeldLeases <out.jsonl> <subject> <N> <periods>}; it appends one JSON line (or
- * one with an {@code error}).
+ * 3 s; {@code bench.scaling.interval}, default 1 s) so a period is short, ten times the
+ * default renewal rate; {@code run.sh} also runs the largest N once with the watchdog's
+ * defaults (30 s renewed every 10 s, {@code bench.scaling.setting=default}, recorded as
+ * {@code setting}). Usage: {@code HeldLeases <out.jsonl> <subject> <N> <periods>}; it
+ * appends one JSON line (or one with an {@code error}).
  */
 public final class HeldLeases {
 
@@ -95,6 +97,9 @@ public final class HeldLeases {
 		row.put("n", n);
 		row.put("lease_ms", lease.toMillis());
 		row.put("interval_ms", interval.toMillis());
+		// "stress" (the short lease and interval of the scaling rows) or "default" (the
+		// watchdog's defaults, 30 s renewed every 10 s), set by run.sh
+		row.put("setting", System.getProperty("bench.scaling.setting", "stress"));
 		try {
 			measure(BenchConfig.fromSystemProperties(), subject, n, periods, lease, interval, row);
 		}
