@@ -12,7 +12,8 @@ subject's shutdown, the first one its start-up when there is no warm-up); p50/p9
 operation of those iterations. A figure is noisy when other processes kept more than BENCH_NOISY_LOAD cores (default
 0.5) busy on average during its measurement. benchmarks/ANALYSIS.md, if present, is appended as the closing note.
 A run of the scaling benchmark alone (BENCH_SUBJECTS=@scaling) replaces only the scaling section of RESULTS.md, the
-"scaling" entry of results.json and docs/benchmarks-scaling.svg (see scaling.py).
+"scaling" entry of results.json and docs/benchmarks-scaling.svg (see scaling.py), and brings the copy of ANALYSIS.md
+after that section up to date.
 """
 import json
 import math
@@ -622,8 +623,14 @@ def write_scaling_only(bench_dir, scaled, props):
     """A run of the scaling benchmark alone: replace its section and its results.json entry, keep the rest."""
     path = os.path.join(bench_dir, "RESULTS.md")
     text = open(path).read() if os.path.exists(path) else "# distlock benchmarks\n"
+    text = scaling.splice(text, scaling.section(scaled, props, alone=True))
+    # the hand-written analysis follows the scaling section, as in a full run's RESULTS.md: bring it up to date
+    analysis = os.path.join(bench_dir, "ANALYSIS.md")
+    if os.path.exists(analysis) and scaling.END in text:
+        with open(analysis) as f:
+            text = text[:text.index(scaling.END) + len(scaling.END)] + "\n\n" + f.read().rstrip() + "\n"
     with open(path, "w") as f:
-        f.write(scaling.splice(text, scaling.section(scaled, props)).rstrip() + "\n")
+        f.write(text.rstrip() + "\n")
     path = os.path.join(bench_dir, "results.json")
     data = {}
     if os.path.exists(path):

@@ -172,11 +172,13 @@ def targets(scaling):
     return out
 
 
-def section(scaling, props):
-    """The RESULTS.md section, markers included."""
+def section(scaling, props, alone=False):
+    """The RESULTS.md section, markers included; alone: a run of the scaling benchmark by itself."""
     mode = props.get("mode", "?")
     L = [BEGIN, "## Scaling: locks held at once and key spread (issue 29)", ""]
-    L.append(f"From the {mode} run {props.get('started', '?')} → {props.get('finished', '?')}, commit "
+    what = "a run of the scaling benchmark alone (`BENCH_SUBJECTS=@scaling`; the sections above come from the run " \
+        "they name)" if alone else f"the {mode} run"
+    L.append(f"From {what} {props.get('started', '?')} → {props.get('finished', '?')}, commit "
              f"`{props.get('commit', '?')}`; N = {props.get('scaling_n', '?')}, "
              f"{props.get('scaling_periods', '?')} renewal periods per row, HeldLeases JVM options "
              f"`{props.get('scaling_opts', '?')}`. Chart: [CPU and heap per held lease](../docs/benchmarks-scaling.svg).")
