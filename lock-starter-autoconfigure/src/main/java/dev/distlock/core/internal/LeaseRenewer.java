@@ -48,6 +48,9 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/** The shortest time an idle renewal thread waits for work before it ends. */
+	static final Duration MIN_RENEWAL_THREAD_KEEP_ALIVE = Duration.ofSeconds(10);
+
 	/** Leases to (re)schedule, handed over by other threads. */
 	private final Queue<ManagedLease<?>> incoming = new ConcurrentLinkedQueue<>();
 
@@ -75,6 +78,21 @@ final class LeaseRenewer implements AutoCloseable {
 	private volatile boolean closed;
 
 	/**
+	 * How long an idle renewal thread waits for the next batch before it ends: at least
+	 * {@link #MIN_RENEWAL_THREAD_KEEP_ALIVE}, and two watchdog intervals, so that while
+	 * leases are held the thread outlives the gap between their renewals instead of being
+	 * made anew every period (with the default 10 s interval and a 10 s keep-alive it
+	 * was).
+	 * @param watchdogInterval how often a watchdog lease is renewed
+	 * @return the keep-alive
+	 */
+	static Duration renewalThreadKeepAlive(Duration watchdogInterval) {
+		Duration twoIntervals = watchdogInterval.multipliedBy(2);
+		return (twoIntervals.compareTo(MIN_RENEWAL_THREAD_KEEP_ALIVE) > 0) ? twoIntervals
+				: MIN_RENEWAL_THREAD_KEEP_ALIVE;
+	}
+
+	/**
 	 * Creates a renewer; the clock ticks at a tenth of the watchdog interval, between 10
 	 * and 100 ms.
 	 * @param threads how many renewal batches may be in flight at once (the clock thread
@@ -82,8 +100,8 @@ final class LeaseRenewer implements AutoCloseable {
 	 * @param watchdogInterval how often a watchdog lease is renewed
 	 */
 	LeaseRenewer(int threads, Duration watchdogInterval) {
-		this.renewals = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				Timing.daemonThreads("distlock-renewer-"));
+		this.renewals = new ThreadPoolExecutor(threads, threads, renewalThreadKeepAlive(watchdogInterval).toNanos(),
+				TimeUnit.NANOSECONDS, new LinkedBlockingQueue<>(), Timing.daemonThreads("distlock-renewer-"));
 		this.renewals.allowCoreThreadTimeOut(true);
 		this.intervalNanos = watchdogInterval.toNanos();
 		long tick = this.intervalNanos / 10;
