@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -29,11 +30,15 @@ import org.springframework.dao.DataAccessException;
  * other transactions hold ({@code FOR UPDATE SKIP LOCKED}, in READ COMMITTED so that
  * InnoDB locks no gaps), then deletes of exactly those rows by primary key. The sweep
  * therefore never waits for a lock, so it cannot deadlock with an acquire; an acquire of
- * a key being deleted waits for that one batch only. A run stops at the first batch that
- * comes back short, or once it has run for one interval (the next run continues). Several
- * applications on one table each sweep; they skip each other's rows. Each batch's round
- * trips are bounded by the call timeout, so a sweep on a connection whose peer went
- * silent fails instead of hanging.
+ * a key being deleted waits for that one batch only. Each batch starts after the last row
+ * the batch before selected, in primary-key order, so a run walks the key once: from the
+ * table's start every batch would scan the held rows again (on PostgreSQL here, 86,000
+ * expired rows beside 100,000 held ones took 10 s to delete that way). A run stops at the
+ * first batch that comes back short (the end of the key), or once it has run for one
+ * interval (the next run starts from the beginning again). Several applications on one
+ * table each sweep; they skip each other's rows. Each batch's round trips are bounded by
+ * the call timeout, so a sweep on a connection whose peer went silent fails instead of
+ * hanging.
  * <p>
  * No thread of its own: the background sweep is a task on the backend's shared timer
  * ({@code distlock-jdbc-timer}, {@link JdbcThreads}), cancelled on {@link #close()}, and
@@ -44,6 +49,13 @@ import org.springframework.dao.DataAccessException;
 final class LockTableSweeper implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockTableSweeper.class);
+
+	/**
+	 * Before every row: no row has an empty key with an empty kind (a row's kind is one
+	 * letter).
+	 */
+	private static final Map<String, Object> START = Map.of("afterKey", "", "afterKind", "", "afterSlot",
+			Long.MIN_VALUE);
 
 	private final BoundedConnections connections;
 
@@ -180,14 +192,20 @@ final class LockTableSweeper implements AutoCloseable {
 			int isolation = connection.getTransactionIsolation();
 			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 			try {
-				int deleted;
+				// each batch starts after the last row the batch before selected, in
+				// primary-key order: a run walks the key once
+				Map<String, Object> after = START;
+				Batch batch;
 				do {
 					bounded.bound(this.connections.deadline());
-					deleted = sweepBatch(connection);
-					total += deleted;
+					batch = sweepBatch(connection, after);
+					total += batch.deleted();
 					batches++;
+					if (batch.last() != null) {
+						after = batch.last();
+					}
 				}
-				while (deleted == this.batchSize && System.nanoTime() - start < budget);
+				while (batch.selected() == this.batchSize && System.nanoTime() - start < budget);
 			}
 			finally {
 				connection.setTransactionIsolation(isolation);
@@ -200,11 +218,18 @@ final class LockTableSweeper implements AutoCloseable {
 		return total;
 	}
 
-	private int sweepBatch(Connection connection) throws SQLException {
-		int deleted = LockStatementRunner.transaction(connection, () -> {
+	/**
+	 * Selects one batch of the released and expired rows after a position and deletes
+	 * them (a dialect may keep some of them: PostgreSQL keeps a head row whose lock still
+	 * has live members).
+	 */
+	private Batch sweepBatch(Connection connection, Map<String, Object> after) throws SQLException {
+		Batch batch = LockStatementRunner.transaction(connection, () -> {
 			List<Map<String, Object>> rows = new ArrayList<>();
 			try (PreparedStatement select = connection.prepareStatement(this.select.sql())) {
-				this.select.bind(select, Map.of("batch", this.batchSize));
+				Map<String, Object> values = new HashMap<>(after);
+				values.put("batch", this.batchSize);
+				this.select.bind(select, values);
 				try (ResultSet result = select.executeQuery()) {
 					while (result.next()) {
 						// as read: MariaDB's binary keys go back as the same bytes
@@ -213,19 +238,32 @@ final class LockTableSweeper implements AutoCloseable {
 					}
 				}
 			}
-			if (!rows.isEmpty()) {
-				try (PreparedStatement delete = connection.prepareStatement(this.delete.sql())) {
-					for (Map<String, Object> row : rows) {
-						this.delete.bind(delete, row);
-						delete.addBatch();
-					}
-					delete.executeBatch();
+			if (rows.isEmpty()) {
+				return new Batch(0, 0, null);
+			}
+			int deleted = 0;
+			try (PreparedStatement delete = connection.prepareStatement(this.delete.sql())) {
+				for (Map<String, Object> row : rows) {
+					this.delete.bind(delete, row);
+					delete.addBatch();
+				}
+				for (int count : delete.executeBatch()) {
+					// a driver that rewrites the batch may not say (SUCCESS_NO_INFO)
+					deleted += (count == java.sql.Statement.SUCCESS_NO_INFO) ? 1 : Math.max(count, 0);
 				}
 			}
-			return rows.size();
+			Map<String, Object> last = rows.get(rows.size() - 1);
+			return new Batch(rows.size(), deleted,
+					Map.of("afterKey", last.get("key"), "afterKind", last.get("kind"), "afterSlot", last.get("slot")));
 		});
-		this.swept.add(deleted);
-		return deleted;
+		this.swept.add(batch.deleted());
+		return batch;
+	}
+
+	/**
+	 * One batch: the rows it selected and deleted, and the position after its last row.
+	 */
+	private record Batch(int selected, int deleted, @Nullable Map<String, Object> last) {
 	}
 
 	/**

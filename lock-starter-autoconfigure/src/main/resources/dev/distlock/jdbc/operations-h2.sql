@@ -134,7 +134,13 @@ SELECT lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence FROM dist
 SELECT NEXT VALUE FOR distlock_lock_fence;
 
 -- name: sweep-select
-SELECT lock_key, lock_kind, slot FROM distlock_lock WHERE lease_until <= CURRENT_TIMESTAMP LIMIT :batch
+-- The batch starts after the previous batch's last row in primary-key order (before every row for the first batch),
+-- so a run walks the key once instead of scanning from the table's start for every batch.
+SELECT lock_key, lock_kind, slot FROM distlock_lock
+WHERE (lock_key > :afterKey OR (lock_key = :afterKey AND (lock_kind > :afterKind
+		OR (lock_kind = :afterKind AND slot > :afterSlot))))
+	AND lease_until <= CURRENT_TIMESTAMP
+ORDER BY lock_key, lock_kind, slot LIMIT :batch
 FOR UPDATE SKIP LOCKED;
 
 -- name: sweep-delete

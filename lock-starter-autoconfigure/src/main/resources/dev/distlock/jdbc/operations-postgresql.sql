@@ -239,14 +239,21 @@ FROM distlock_lock WHERE 1 = 0;
 SELECT last_value FROM distlock_lock_fence WHERE 1 = 0;
 
 -- name: sweep-select
--- A batch of released or expired rows, skipping those another transaction holds: the sweep never waits. A head row
--- stays while waiters are registered on it or readers and permit holders hold rows of its lock (their releases
--- look for it to find the registered waiters).
-SELECT lock_key, lock_kind, slot FROM distlock_lock t
-WHERE lease_until <= now() AND (waiters = 0 OR waiters_until IS NULL OR waiters_until <= now())
-	AND (slot <> 0 OR NOT EXISTS (SELECT 1 FROM distlock_lock m
-		WHERE m.lock_key = t.lock_key AND m.lock_kind = t.lock_kind AND m.slot <> 0 AND m.lease_until > now()))
+-- A batch of released or expired rows, skipping those another transaction holds: the sweep never waits. The batch
+-- starts after the previous batch's last row in primary-key order (:afterKey, :afterKind, :afterSlot; before every
+-- row for the first batch), so a run walks the primary key once: from the table's start every batch would scan the
+-- held rows again, and deleting many rows beside many held ones would take time in the square of the table's size.
+SELECT lock_key, lock_kind, slot FROM distlock_lock
+WHERE (lock_key, lock_kind, slot) > (CAST(:afterKey AS VARCHAR), CAST(:afterKind AS VARCHAR), CAST(:afterSlot AS BIGINT))
+	AND lease_until <= now() AND (waiters = 0 OR waiters_until IS NULL OR waiters_until <= now())
+ORDER BY lock_key, lock_kind, slot
 LIMIT :batch FOR UPDATE SKIP LOCKED;
 
 -- name: sweep-delete
-DELETE FROM distlock_lock WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot;
+-- A head row stays while readers or permit holders hold rows of its lock (their releases look for it to find the
+-- registered waiters). Checked here, for one lock, rather than in sweep-select: there PostgreSQL hashes the whole
+-- table's live rows for the check, once per batch.
+DELETE FROM distlock_lock
+WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot
+	AND (slot <> 0 OR NOT EXISTS (SELECT 1 FROM distlock_lock m
+		WHERE m.lock_key = :key AND m.lock_kind = :kind AND m.slot <> 0 AND m.lease_until > now()));
