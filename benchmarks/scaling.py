@@ -234,6 +234,25 @@ def section(scaling, props, alone=False):
         if names:
             L.append("distlock's threads seen: " + "; ".join(f"{b}: `{t}`" for b, t in names) + ".")
             L.append("")
+    sweeps = [r for r in scaling["held"] if r.get("sweep_held_ms") is not None]
+    if sweeps:
+        L.append("### JDBC: the sweep over the lock table")
+        L.append("")
+        L.append("One `JdbcLockProvider.sweep()` with the N leases held (the table holds their N rows: a scan without "
+                 "an index on `lease_until` that finds none of them to delete), and one right after they were "
+                 "released (deleting their rows in batches of `cleanup-batch-size`, 500). The background sweep does "
+                 "the same every `cleanup-interval` (30 s), on an io thread.")
+        L.append("")
+        L.append("| N | lease / interval | sweep with N held, ms (rows deleted) | sweep after N released, ms "
+                 "(rows deleted) |")
+        L.append("| ---: | ---: | ---: | ---: |")
+        for r in sorted(sweeps, key=lambda r: (setting(r) == "default", r["n"])):
+            timing = f"{r['lease_ms'] / 1000:g} s / {r['interval_ms'] / 1000:g} s"
+            released = (f"{fmt(r.get('sweep_released_ms'))} ({r.get('sweep_released_rows', 0):,})"
+                        if r.get("sweep_released_ms") is not None else "—")
+            L.append(f"| {r['n']:,} | {timing} | {fmt(r['sweep_held_ms'])} ({r.get('sweep_held_rows', 0):,}) | "
+                     f"{released} |")
+        L.append("")
     if scaling["spread"]:
         L.append("### 8 threads over many keys (ops/s, median)")
         L.append("")

@@ -30,6 +30,7 @@ import dev.distlock.core.Lease;
 import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.jdbc.JdbcLockProvider;
 
 /**
  * The scaling benchmark of held locks: one JVM holds {@code N} watchdog leases of
@@ -53,6 +54,10 @@ import dev.distlock.core.LockTemplate;
  * same before they were acquired, ÷ N (the application was started and warmed before the
  * first figure). With an in-process ZooKeeper server the server's nodes are in it too
  * ({@code run.sh} runs the server in a JVM of its own);</li>
+ * <li>{@code sweep_held_ms}, {@code sweep_held_rows} (JDBC only): one
+ * {@link JdbcLockProvider#sweep()} with the N rows held, a scan of the table that finds
+ * nothing of theirs to delete; {@code sweep_released_ms}, {@code sweep_released_rows}:
+ * one right after the N leases were released, deleting their rows in batches;</li>
  * <li>{@code lost}: leases reported lost while held (renewals that did not keep up),
  * which voids the row; {@code lost_while_acquiring} those lost before the measurement
  * began (acquiring stops at the first loss, and {@code acquired} says how many were
@@ -176,6 +181,16 @@ public final class HeldLeases {
 				row.put("distlock_thread_names", String.join(" ", names));
 				row.put("lost", lost.get() - lostBefore);
 				row.put("lost_while_acquiring", lostBefore);
+				JdbcLockProvider jdbc = (application.defaultProvider() instanceof JdbcLockProvider provider) ? provider
+						: null;
+				if (jdbc != null) {
+					// the sweep over a table of N live rows: a scan that finds nothing to
+					// delete (no index on lease_until)
+					long sweepStart = System.nanoTime();
+					int sweptHeld = jdbc.sweep();
+					row.put("sweep_held_ms", (System.nanoTime() - sweepStart) / 1e6);
+					row.put("sweep_held_rows", sweptHeld);
+				}
 				// a lease lost meanwhile may refuse its release; the figures above stand
 				// either way
 				AtomicInteger releaseFailures = new AtomicInteger();
@@ -188,6 +203,13 @@ public final class HeldLeases {
 					}
 				}), null);
 				row.put("release_failures", releaseFailures.get());
+				if (jdbc != null) {
+					// and once the N rows are released: deleting them, in batches
+					long sweepStart = System.nanoTime();
+					int sweptReleased = jdbc.sweep();
+					row.put("sweep_released_ms", (System.nanoTime() - sweepStart) / 1e6);
+					row.put("sweep_released_rows", sweptReleased);
+				}
 			}
 		}
 	}
