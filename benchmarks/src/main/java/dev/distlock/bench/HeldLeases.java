@@ -184,12 +184,9 @@ public final class HeldLeases {
 				JdbcLockProvider jdbc = (application.defaultProvider() instanceof JdbcLockProvider provider) ? provider
 						: null;
 				if (jdbc != null) {
-					// the sweep over a table of N live rows: a scan that finds nothing to
-					// delete (no index on lease_until)
-					long sweepStart = System.nanoTime();
-					int sweptHeld = jdbc.sweep();
-					row.put("sweep_held_ms", (System.nanoTime() - sweepStart) / 1e6);
-					row.put("sweep_held_rows", sweptHeld);
+					// the sweep over a table of N live rows: a walk that finds none of
+					// theirs to delete
+					timeSweep(jdbc, "held", row);
 				}
 				// a lease lost meanwhile may refuse its release; the figures above stand
 				// either way
@@ -205,13 +202,20 @@ public final class HeldLeases {
 				row.put("release_failures", releaseFailures.get());
 				if (jdbc != null) {
 					// and once the N rows are released: deleting them, in batches
-					long sweepStart = System.nanoTime();
-					int sweptReleased = jdbc.sweep();
-					row.put("sweep_released_ms", (System.nanoTime() - sweepStart) / 1e6);
-					row.put("sweep_released_rows", sweptReleased);
+					timeSweep(jdbc, "released", row);
 				}
 			}
 		}
+	}
+
+	/**
+	 * One sweep of the JDBC lock table, timed: {@code sweep_<when>_ms} and {@code _rows}.
+	 */
+	private static void timeSweep(JdbcLockProvider jdbc, String when, Map<String, Object> row) {
+		long start = System.nanoTime();
+		int swept = jdbc.sweep();
+		row.put("sweep_" + when + "_ms", (System.nanoTime() - start) / 1e6);
+		row.put("sweep_" + when + "_rows", swept);
 	}
 
 	private static LockRequest request(String key) {

@@ -33,8 +33,8 @@ import org.springframework.dao.DataAccessException;
  * a key being deleted waits for that one batch only. Each batch starts after the last row
  * the batch before selected, in primary-key order, so a run walks the key once: from the
  * table's start every batch would scan the held rows again (on PostgreSQL here, 86,000
- * expired rows beside 100,000 held ones took 10 s to delete that way). A run stops at the
- * first batch that comes back short (the end of the key), or once it has run for one
+ * expired rows beside 100,000 held ones took 37.7 s to delete that way). A run stops at
+ * the first batch that comes back short (the end of the key), or once it has run for one
  * interval (the next run starts from the beginning again). Several applications on one
  * table each sweep; they skip each other's rows. Each batch's round trips are bounded by
  * the call timeout, so a sweep on a connection whose peer went silent fails instead of
@@ -194,16 +194,12 @@ final class LockTableSweeper implements AutoCloseable {
 			try {
 				// each batch starts after the last row the batch before selected, in
 				// primary-key order: a run walks the key once
-				Map<String, Object> after = START;
-				Batch batch;
+				Batch batch = new Batch(0, 0, START);
 				do {
 					bounded.bound(this.connections.deadline());
-					batch = sweepBatch(connection, after);
+					batch = sweepBatch(connection, batch.next());
 					total += batch.deleted();
 					batches++;
-					if (batch.last() != null) {
-						after = batch.last();
-					}
 				}
 				while (batch.selected() == this.batchSize && System.nanoTime() - start < budget);
 			}
@@ -239,7 +235,7 @@ final class LockTableSweeper implements AutoCloseable {
 				}
 			}
 			if (rows.isEmpty()) {
-				return new Batch(0, 0, null);
+				return new Batch(0, 0, after);
 			}
 			int deleted = 0;
 			try (PreparedStatement delete = connection.prepareStatement(this.delete.sql())) {
@@ -261,9 +257,10 @@ final class LockTableSweeper implements AutoCloseable {
 	}
 
 	/**
-	 * One batch: the rows it selected and deleted, and the position after its last row.
+	 * One batch: the rows it selected and deleted, and where the next batch starts (after
+	 * its last row, or where it started if it found none).
 	 */
-	private record Batch(int selected, int deleted, @Nullable Map<String, Object> last) {
+	private record Batch(int selected, int deleted, Map<String, Object> next) {
 	}
 
 	/**
