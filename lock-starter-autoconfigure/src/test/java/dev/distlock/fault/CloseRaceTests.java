@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -71,10 +72,23 @@ class CloseRaceTests {
 		this.resources.add(provider::close);
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		race(provider, () -> {
-			Set<String> keys = redis.keys("*" + this.prefix + "*");
-			// a key's fencing counter outlives its locks by design
-			// (distlock.redis.fence-retention)
-			return keys.stream().filter((key) -> !key.endsWith(":fence")).toList();
+			// a waiter leaves the waiter registry (<lock>:wakeup) with a script sent
+			// without waiting for its answer, so the last waiters' leaves may still be on
+			// their way when the threads have ended; a registration ends by itself with
+			// its wait (20 ms here) plus 1 s. Locks hold their keys for the 5 s
+			// watchdog lease: waiting out the registrations cannot hide one
+			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+			while (true) {
+				Set<String> keys = redis.keys("*" + this.prefix + "*");
+				// a key's fencing counter outlives its locks by design
+				// (distlock.redis.fence-retention)
+				List<String> left = keys.stream().filter((key) -> !key.endsWith(":fence")).toList();
+				boolean onlyRegistrations = left.stream().allMatch((key) -> key.endsWith(":wakeup"));
+				if (left.isEmpty() || !onlyRegistrations || System.nanoTime() > until) {
+					return left;
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+			}
 		});
 	}
 
