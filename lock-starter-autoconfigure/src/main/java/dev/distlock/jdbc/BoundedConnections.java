@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import dev.distlock.core.spi.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -45,9 +46,10 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * out a connection without validating it, 500 ms) and at most {@value #MAX_OUT_MILLIS} ms
  * since it was borrowed (under HikariCP's smallest leak detection threshold, 2 s, and so
  * that the pool still retires and counts it): a call finds one on its own thread, bounds
- * its reads as above, and needs no hand-over. The shared timer thread
- * ({@code distlock-jdbc-timer}) returns idle ones to the pool while any are kept. A
- * connection whose call failed always goes back to the pool (which evicts a broken one).
+ * its reads as above, and needs no hand-over. distlock's timer thread
+ * ({@code distlock-timer}, {@link dev.distlock.core.spi.SharedTimer}) returns idle ones
+ * to the pool while any are kept. A connection whose call failed always goes back to the
+ * pool (which evicts a broken one).
  * <p>
  * <b>Background work.</b> A run nobody waits for (a provider's background sweep, already
  * on an io thread) borrows on its own thread ({@link #openInBackground(String)}): handing
@@ -272,7 +274,7 @@ final class BoundedConnections {
 			drain();
 		}
 		else if (this.sweepScheduled.compareAndSet(false, true)) {
-			JdbcThreads.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
+			SharedTimer.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
 		}
 	}
 
@@ -280,7 +282,7 @@ final class BoundedConnections {
 		this.sweepScheduled.set(false);
 		sweep();
 		if (!this.warm.isEmpty() && !this.closed && this.sweepScheduled.compareAndSet(false, true)) {
-			JdbcThreads.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
+			SharedTimer.schedule(this::sweepAndReschedule, KEEP_MILLIS, TimeUnit.MILLISECONDS);
 		}
 	}
 

@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -67,10 +69,14 @@ import org.springframework.dao.DataAccessException;
  * as soon as the database answers again ({@link OwnerCleanup}), so a grant that arrives
  * late does not stay held until its lease ends.
  * <p>
- * <b>Threads.</b> A provider starts no thread of its own: its background sweep, cleanups
- * and the return of idle connections are tasks on one timer thread and a cached pool of
- * io threads that every provider shares ({@link JdbcThreads}); only PostgreSQL's
- * listening connection, once a waiter has subscribed, keeps a thread per provider
+ * <b>Threads.</b> A provider starts no thread of its own. Its watchdog renewals
+ * ({@link #renewAllInBackground}) and background sweep runs go through one lane
+ * ({@link BackgroundLane}), one at a time on one of the io threads every provider shares
+ * ({@link JdbcThreads}), so holding leases costs one io thread beside distlock's timer
+ * thread, on which the sweep ticks, cleanup retries and the return of idle connections
+ * are scheduled ({@link dev.distlock.core.spi.SharedTimer}). Calls borrow their
+ * connections on io threads too (while no warm one is kept). Only PostgreSQL's listening
+ * connection, once a waiter has subscribed, keeps a thread per provider
  * ({@link PostgresNotifier}).
  *
  * @since 0.1.0
@@ -100,6 +106,9 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	private final RenewalBatch renewals;
 
 	private final LockTableSweeper sweeper;
+
+	/** Renewal batches and sweep runs, one at a time on an io thread. */
+	private final BackgroundLane lane = new BackgroundLane(JdbcThreads.io());
 
 	private final BoundedConnections connections;
 
@@ -135,7 +144,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 				builder.callTimeout);
 		this.renewals = new RenewalBatch(this.connections, this.statements, failures, this.tableName);
 		this.sweeper = new LockTableSweeper(this.connections, this.statements, failures, this.tableName,
-				builder.cleanupInterval, builder.cleanupBatchSize);
+				builder.cleanupInterval, builder.cleanupBatchSize, this.lane);
 		if (builder.checkTable) {
 			JdbcLockSchema.check(this.runner, this.statements, this.dialect, this.tableName);
 		}
@@ -269,6 +278,14 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	}
 
 	/**
+	 * Starts a run of the background sweep now, in this provider's background lane, as a
+	 * tick of the background sweep does; for tests.
+	 */
+	void sweepInBackground() {
+		this.sweeper.tick();
+	}
+
+	/**
 	 * A waiter registered for the fair waiter timeout; see
 	 * {@link #subscribe(LockAttempt, Duration, Runnable)}.
 	 */
@@ -317,6 +334,30 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	@Override
 	public RenewalOutcome[] renewAll(List<JdbcHeldLock> locks, Duration lease) {
 		return this.renewals.renew(locks, lease, this::renew);
+	}
+
+	/**
+	 * Takes the batch into this provider's background lane, where it runs as
+	 * {@link #renewAll(List, Duration)} does once the batches and sweep batches before it
+	 * are done, borrowing its connection on the lane's own io thread: the watchdog of
+	 * every lease this provider holds costs that one thread, and a pool or database that
+	 * does not answer holds that thread alone (the batches behind it wait, and a lease
+	 * whose answer comes after its end is lost).
+	 */
+	@Override
+	public boolean renewAllInBackground(List<JdbcHeldLock> locks, Duration lease, Consumer<RenewalOutcome[]> answer) {
+		this.lane.execute(() -> {
+			RenewalOutcome[] outcomes;
+			try {
+				outcomes = this.renewals.renewInBackground(locks, lease, this::renew);
+			}
+			catch (RuntimeException ex) {
+				outcomes = new RenewalOutcome[locks.size()];
+				Arrays.fill(outcomes, RenewalOutcome.failed(ex));
+			}
+			answer.accept(outcomes);
+		});
+		return true;
 	}
 
 	/**

@@ -14,8 +14,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import dev.distlock.core.spi.SharedTimer;
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,11 +42,15 @@ import org.springframework.dao.DataAccessException;
  * the call timeout, so a sweep on a connection whose peer went silent fails instead of
  * hanging.
  * <p>
- * No thread of its own: the background sweep is a task on the backend's shared timer
- * ({@code distlock-jdbc-timer}, {@link JdbcThreads}), cancelled on {@link #close()}, and
- * each tick hands the run to an io thread ({@code distlock-jdbc-io}), which borrows the
- * connection itself ({@link BoundedConnections#openInBackground(String)}); a tick while
- * the previous run still goes is skipped, so one provider's runs never overlap.
+ * No thread of its own: the background sweep is a task on distlock's timer
+ * ({@code distlock-timer}, {@link SharedTimer}), cancelled on {@link #close()}, and each
+ * tick hands the run to the provider's background lane ({@link BackgroundLane}), where it
+ * runs on an io thread ({@code distlock-jdbc-io}) that borrows the connection itself
+ * ({@link BoundedConnections#openInBackground(String)}). A tick while the previous run
+ * still goes is skipped, so one provider's runs never overlap. The lane also carries the
+ * provider's watchdog renewals: when some wait behind the run, it gives the connection
+ * back after the batch in hand and queues the rest of the run, from that batch's last
+ * row, behind them, so a sweep over a large table delays a renewal by one batch.
  */
 final class LockTableSweeper implements AutoCloseable {
 
@@ -81,8 +87,11 @@ final class LockTableSweeper implements AutoCloseable {
 
 	private volatile boolean failing;
 
+	private final BackgroundLane lane;
+
 	LockTableSweeper(BoundedConnections connections, LockStatements statements, SqlFailures failures, String tableName,
-			Duration interval, int batchSize) {
+			Duration interval, int batchSize, BackgroundLane lane) {
+		this.lane = lane;
 		this.connections = connections;
 		this.failures = failures;
 		this.select = statements.get("sweep-select").statements().get(0);
@@ -103,7 +112,7 @@ final class LockTableSweeper implements AutoCloseable {
 		long period = this.interval.toMillis();
 		// applications started together should not sweep in step
 		long first = period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1);
-		this.schedule = JdbcThreads.scheduleWithFixedDelay(this::tick, first, period, TimeUnit.MILLISECONDS);
+		this.schedule = SharedTimer.scheduleWithFixedDelay(this::tick, first, period, TimeUnit.MILLISECONDS);
 	}
 
 	/**
@@ -115,21 +124,38 @@ final class LockTableSweeper implements AutoCloseable {
 		return this.schedule;
 	}
 
-	/** On the timer: hands a run to an io thread unless the previous one still goes. */
-	private void tick() {
+	/**
+	 * On the timer (or asked by a test): hands a run to the lane unless the previous one
+	 * still goes.
+	 */
+	void tick() {
 		if (this.closed || !this.running.compareAndSet(false, true)) {
 			return;
 		}
-		JdbcThreads.io().execute(() -> {
-			try {
-				if (!this.closed) {
-					sweepQuietly();
-				}
+		long started = System.nanoTime();
+		this.lane.execute(() -> runFrom(START, started));
+	}
+
+	/**
+	 * On the lane: sweeps from a position until the run is done, or until other work
+	 * waits in the lane; then queues the rest of the run behind that work.
+	 */
+	private void runFrom(Map<String, Object> from, long startedNanos) {
+		Map<String, Object> rest = null;
+		try {
+			if (!this.closed) {
+				rest = sweepQuietly(from, startedNanos);
 			}
-			finally {
+		}
+		finally {
+			if (rest != null && !this.closed) {
+				Map<String, Object> next = rest;
+				this.lane.execute(() -> runFrom(next, startedNanos));
+			}
+			else {
 				this.running.set(false);
 			}
-		});
+		}
 	}
 
 	/**
@@ -140,13 +166,15 @@ final class LockTableSweeper implements AutoCloseable {
 		return this.swept.sum();
 	}
 
-	private void sweepQuietly() {
+	private @Nullable Map<String, Object> sweepQuietly(Map<String, Object> from, long startedNanos) {
 		try {
-			sweep(() -> this.connections.openInBackground(task()));
+			Run run = sweep(() -> this.connections.openInBackground(task()), from, startedNanos,
+					this.lane::othersWaiting);
 			if (this.failing) {
 				this.failing = false;
 				logger.info("distlock's sweep of " + this.tableName + " works again");
 			}
+			return run.rest();
 		}
 		catch (RuntimeException ex) {
 			if (!this.failing) {
@@ -157,6 +185,7 @@ final class LockTableSweeper implements AutoCloseable {
 			else {
 				logger.debug("distlock's sweep of " + this.tableName + " failed again", ex);
 			}
+			return null;
 		}
 	}
 
@@ -166,12 +195,15 @@ final class LockTableSweeper implements AutoCloseable {
 	 * @throws DataAccessException if the database failed
 	 */
 	int sweep() {
-		return sweep(() -> this.connections.open(this.connections.deadline(), task()));
+		return sweep(() -> this.connections.open(this.connections.deadline(), task()), START, System.nanoTime(),
+				() -> false)
+			.deleted();
 	}
 
-	private int sweep(Supplier<BoundedConnections.Bounded> opener) {
+	private Run sweep(Supplier<BoundedConnections.Bounded> opener, Map<String, Object> from, long startedNanos,
+			BooleanSupplier giveWay) {
 		try {
-			return sweepBatches(opener);
+			return sweepBatches(opener, from, startedNanos, giveWay);
 		}
 		catch (SQLException ex) {
 			throw this.failures.translate(task(), ex);
@@ -182,11 +214,18 @@ final class LockTableSweeper implements AutoCloseable {
 		return "distlock sweep of " + this.tableName;
 	}
 
-	private int sweepBatches(Supplier<BoundedConnections.Bounded> opener) throws SQLException {
+	/**
+	 * Batches from a position until one comes back short or the run has lasted one
+	 * interval; or, after a full batch, as soon as others wait (then the run's rest
+	 * starts after that batch).
+	 */
+	private Run sweepBatches(Supplier<BoundedConnections.Bounded> opener, Map<String, Object> from, long startedNanos,
+			BooleanSupplier giveWay) throws SQLException {
 		long start = System.nanoTime();
 		long budget = this.interval.isZero() ? Long.MAX_VALUE : this.interval.toNanos();
 		int total = 0;
 		int batches = 0;
+		Map<String, Object> rest = null;
 		try (BoundedConnections.Bounded bounded = opener.get()) {
 			Connection connection = bounded.connection();
 			int isolation = connection.getTransactionIsolation();
@@ -194,14 +233,18 @@ final class LockTableSweeper implements AutoCloseable {
 			try {
 				// each batch starts after the last row the batch before selected, in
 				// primary-key order: a run walks the key once
-				Batch batch = new Batch(0, 0, START);
+				Batch batch = new Batch(0, 0, from);
 				do {
 					bounded.bound(this.connections.deadline());
 					batch = sweepBatch(connection, batch.next());
 					total += batch.deleted();
 					batches++;
+					if (batch.selected() == this.batchSize && giveWay.getAsBoolean()) {
+						rest = batch.next();
+						break;
+					}
 				}
-				while (batch.selected() == this.batchSize && System.nanoTime() - start < budget);
+				while (batch.selected() == this.batchSize && System.nanoTime() - startedNanos < budget);
 			}
 			finally {
 				connection.setTransactionIsolation(isolation);
@@ -209,9 +252,10 @@ final class LockTableSweeper implements AutoCloseable {
 		}
 		if (logger.isDebugEnabled() && total > 0) {
 			logger.debug("Swept " + total + " rows from " + this.tableName + " in " + batches + " batches, "
-					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms"
+					+ ((rest != null) ? ", giving way to other background work" : ""));
 		}
-		return total;
+		return new Run(total, rest);
 	}
 
 	/**
@@ -261,6 +305,13 @@ final class LockTableSweeper implements AutoCloseable {
 	 * its last row, or where it started if it found none).
 	 */
 	private record Batch(int selected, int deleted, Map<String, Object> next) {
+	}
+
+	/**
+	 * A run, or the part of one before it gave way: the rows it deleted, and where its
+	 * rest starts ({@code null} when it is done).
+	 */
+	private record Run(int deleted, @Nullable Map<String, Object> rest) {
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.Deque;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.core.spi.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -21,11 +22,11 @@ import org.springframework.dao.DataAccessException;
  * capped backoff instead of piling calls onto a dead network, so the cleanups run as soon
  * as it answers again. No thread of its own: the cleanups run on one of the backend's
  * shared io threads ({@code distlock-jdbc-io}) until none is left or one fails, and a
- * retry is a task on the shared timer ({@code distlock-jdbc-timer}, {@link JdbcThreads})
- * that hands the next attempt to an io thread again; closing cancels it. A cleanup is
- * dropped after {@link #HORIZON_MINUTES} minutes (a request held longer by the network is
- * given up by TCP), and the oldest when more than {@link #MAX_PENDING} wait; their rows
- * then free themselves when their leases end.
+ * retry is a task on distlock's timer ({@code distlock-timer}, {@link SharedTimer}) that
+ * hands the next attempt to an io thread again; closing cancels it. A cleanup is dropped
+ * after {@link #HORIZON_MINUTES} minutes (a request held longer by the network is given
+ * up by TCP), and the oldest when more than {@link #MAX_PENDING} wait; their rows then
+ * free themselves when their leases end.
  */
 final class OwnerCleanup implements AutoCloseable {
 
@@ -155,7 +156,7 @@ final class OwnerCleanup implements AutoCloseable {
 			return;
 		}
 		logger.debug("Cleanup of " + failed.target().storedKey() + " failed; retrying in " + this.backoff + " ms", ex);
-		this.retry = JdbcThreads.schedule(() -> JdbcThreads.io().execute(this::run), this.backoff,
+		this.retry = SharedTimer.schedule(() -> JdbcThreads.io().execute(this::run), this.backoff,
 				TimeUnit.MILLISECONDS);
 		this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MILLIS);
 	}

@@ -87,11 +87,29 @@ final class RenewalBatch {
 	 * unknown
 	 */
 	RenewalOutcome[] renew(List<JdbcHeldLock> locks, Duration lease, SingleRenewal single) {
+		return renew(locks, lease, single, false);
+	}
+
+	/**
+	 * Renews as {@link #renew(List, Duration, SingleRenewal)} does, for work nobody waits
+	 * for that already runs on a thread of the backend's own (its background lane): the
+	 * batch's connection is borrowed on this thread, without the hand-over, and its reads
+	 * are bounded by the call timeout from when it came.
+	 * @param locks the locks
+	 * @param lease the new lease of each, from now (the database's now)
+	 * @param single renews one lock by a deadline
+	 * @return for each lock, in order, its outcome
+	 */
+	RenewalOutcome[] renewInBackground(List<JdbcHeldLock> locks, Duration lease, SingleRenewal single) {
+		return renew(locks, lease, single, true);
+	}
+
+	private RenewalOutcome[] renew(List<JdbcHeldLock> locks, Duration lease, SingleRenewal single, boolean background) {
 		long deadline = this.connections.deadline();
 		RenewalOutcome[] outcomes = new RenewalOutcome[locks.size()];
 		if (this.batched && !locks.isEmpty()) {
 			try {
-				boolean[] renewed = renew(locks, lease, deadline);
+				boolean[] renewed = renew(locks, lease, deadline, background);
 				for (int i = 0; i < outcomes.length; i++) {
 					outcomes[i] = RenewalOutcome.of(renewed[i]);
 				}
@@ -128,10 +146,10 @@ final class RenewalBatch {
 
 	}
 
-	private boolean[] renew(List<JdbcHeldLock> locks, Duration lease, long deadlineNanos) {
+	private boolean[] renew(List<JdbcHeldLock> locks, Duration lease, long deadlineNanos, boolean background) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return renewOnce(locks, LockTarget.micros(lease), deadlineNanos);
+				return renewOnce(locks, LockTarget.micros(lease), deadlineNanos, background);
 			}
 			catch (CannotGetJdbcConnectionException ex) {
 				throw ex;
@@ -146,9 +164,10 @@ final class RenewalBatch {
 		}
 	}
 
-	private boolean[] renewOnce(List<JdbcHeldLock> locks, long leaseMicros, long deadlineNanos) {
+	private boolean[] renewOnce(List<JdbcHeldLock> locks, long leaseMicros, long deadlineNanos, boolean background) {
 		String task = "distlock renew of " + locks.size() + " leases on " + this.tableName;
-		try (BoundedConnections.Bounded bounded = this.connections.open(deadlineNanos, task)) {
+		try (BoundedConnections.Bounded bounded = background ? this.connections.openInBackground(task)
+				: this.connections.open(deadlineNanos, task)) {
 			Connection connection = bounded.connection();
 			if (this.renewMany != null) {
 				return renewInOneStatement(connection, this.renewMany, this.renewManySequenced, locks, leaseMicros);

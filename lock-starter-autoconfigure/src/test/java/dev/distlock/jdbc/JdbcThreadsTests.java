@@ -11,6 +11,7 @@ import java.util.function.BooleanSupplier;
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.AttemptOutcome;
 import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.SharedTimer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -65,13 +66,13 @@ class JdbcThreadsTests {
 			for (JdbcLockProvider provider : providers) {
 				Future<?> sweep = provider.sweepSchedule();
 				assertThat(sweep).as("sweep of %s", provider).isNotNull();
-				assertThat(JdbcThreads.scheduled(sweep)).as("sweep of %s on the shared timer", provider).isTrue();
+				assertThat(SharedTimer.isScheduled(sweep)).as("sweep of %s on the shared timer", provider).isTrue();
 				sweeps.add(sweep);
 			}
 			providers.forEach(JdbcLockProvider::close);
 			for (Future<?> sweep : sweeps) {
 				assertThat(sweep.isCancelled()).isTrue();
-				assertThat(JdbcThreads.scheduled(sweep)).as("a closed provider's sweep left on the timer").isFalse();
+				assertThat(SharedTimer.isScheduled(sweep)).as("a closed provider's sweep left on the timer").isFalse();
 			}
 			assertThat(providers).allMatch((provider) -> provider.sweepSchedule() == null);
 		}
@@ -119,7 +120,7 @@ class JdbcThreadsTests {
 		cleanup.close();
 		Future<?> retry = cleanup.retry();
 		assertThat(retry).isNotNull();
-		assertThat(JdbcThreads.scheduled(retry)).as("a closed cleanup's retry left on the timer").isFalse();
+		assertThat(SharedTimer.isScheduled(retry)).as("a closed cleanup's retry left on the timer").isFalse();
 		cleanup.add(new LockTarget("b", "M", ""), "o");
 		assertThat(cleanup.pending()).isEqualTo(1);
 	}

@@ -9,31 +9,35 @@ import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.RenewalOutcome;
+import dev.distlock.core.spi.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The lease clock shared by every lease of a {@code LockTemplate}: one daemon thread that
- * ticks while leases need it, sends the watchdog renewals that fall due together to each
- * backend as one batch ({@link LockProvider#renewAll(java.util.List, Duration)}), and
- * reports a watched lease lost when its time runs out. Fixed leases nobody listens to
- * never reach it: they are judged lazily by their own clock. Renewals run on a small pool
- * (one thread unless configured otherwise), never on the clock thread, so a backend call
- * that hangs delays no expiry; a renewal never blocks a release, and an answer that comes
- * after the lease ran out counts as lost.
+ * The lease clock shared by every lease of a {@code LockTemplate}: a task on distlock's
+ * one timer thread ({@link SharedTimer}) that ticks while leases need it, sends the
+ * watchdog renewals that fall due together to each backend as one batch, and reports a
+ * watched lease lost when its time runs out. Fixed leases nobody listens to never reach
+ * it: they are judged lazily by their own clock. The clock never waits for a backend: a
+ * backend that renews in the background takes its batch and answers later on a thread of
+ * its own ({@link LockProvider#renewAllInBackground}); any other gets it on a small pool
+ * of renewal threads (one unless configured otherwise), which calls
+ * {@link LockProvider#renewAll(java.util.List, Duration)}. So a backend call that hangs
+ * delays no expiry; a renewal never blocks a release, and an answer that comes after the
+ * lease ran out counts as lost.
  * <p>
  * The clock looks at a lease only when something can happen to it: its next renewal or
  * its end, whichever comes first. Its schedule is a map from tick to the leases due then
  * (each lease linked into one tick's list, so it moves or leaves in constant time), kept
- * by the clock thread alone; other threads hand it leases to (re)schedule through a
+ * by the clock's task alone; other threads hand it leases to (re)schedule through a
  * queue. A tick with nothing due costs the same whether ten or a hundred thousand leases
  * are held.
  *
@@ -54,7 +58,7 @@ final class LeaseRenewer implements AutoCloseable {
 	/** Leases to (re)schedule, handed over by other threads. */
 	private final Queue<ManagedLease<?>> incoming = new ConcurrentLinkedQueue<>();
 
-	/** Tick number to the leases the clock looks at then (the clock thread only). */
+	/** Tick number to the leases the clock looks at then (the clock's task only). */
 	private final TreeMap<Long, Slot> schedule = new TreeMap<>();
 
 	private final ThreadPoolExecutor renewals;
@@ -71,9 +75,11 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private volatile int scheduled;
 
-	private volatile Thread clock;
+	/** The clock's task on the shared timer while it ticks (guarded by startLock). */
+	private volatile @Nullable ScheduledFuture<?> ticking;
 
-	private volatile boolean sleepingLong;
+	/** Since when nothing has been watched (the clock's task only). */
+	private long emptySince;
 
 	private volatile boolean closed;
 
@@ -95,8 +101,8 @@ final class LeaseRenewer implements AutoCloseable {
 	/**
 	 * Creates a renewer; the clock ticks at a tenth of the watchdog interval, between 10
 	 * and 100 ms.
-	 * @param threads how many renewal batches may be in flight at once (the clock thread
-	 * comes on top)
+	 * @param threads how many renewal batches may be in flight at once on the core's
+	 * renewal threads (backends that renew in the background use their own)
 	 * @param watchdogInterval how often a watchdog lease is renewed
 	 */
 	LeaseRenewer(int threads, Duration watchdogInterval) {
@@ -118,12 +124,8 @@ final class LeaseRenewer implements AutoCloseable {
 			return;
 		}
 		this.incoming.add(lease);
-		Thread current = this.clock;
-		if (current == null) {
+		if (this.ticking == null) {
 			start();
-		}
-		else if (this.sleepingLong) {
-			LockSupport.unpark(current);
 		}
 	}
 
@@ -136,37 +138,46 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private void start() {
 		synchronized (this.startLock) {
-			if (this.clock == null && !this.closed) {
-				Thread thread = Timing.daemonThreads("distlock-lease-clock").newThread(this::run);
-				this.clock = thread;
-				thread.start();
+			if (this.ticking == null && !this.closed) {
+				this.emptySince = System.nanoTime();
+				this.ticking = SharedTimer.scheduleWithFixedDelay(this::run, 0, this.tickNanos, TimeUnit.NANOSECONDS);
 			}
 		}
 	}
 
+	/** One tick of the clock, on the shared timer. */
 	private void run() {
-		long emptySince = System.nanoTime();
-		while (!this.closed) {
-			long now = System.nanoTime();
-			if (this.scheduled == 0 && this.incoming.isEmpty()) {
-				if (now - emptySince > IDLE_NANOS) {
-					this.sleepingLong = true;
-					if (this.incoming.isEmpty()) {
-						LockSupport.park(this);
-					}
-					this.sleepingLong = false;
-					emptySince = System.nanoTime();
-					continue;
-				}
-			}
-			else {
-				emptySince = now;
-				tick(now);
-			}
-			LockSupport.parkNanos(this, this.tickNanos);
+		if (this.closed) {
+			return;
 		}
-		this.schedule.clear();
-		this.incoming.clear();
+		long now = System.nanoTime();
+		if (this.scheduled == 0 && this.incoming.isEmpty()) {
+			if (now - this.emptySince > IDLE_NANOS) {
+				stopIfIdle();
+			}
+			return;
+		}
+		this.emptySince = now;
+		tick(now);
+	}
+
+	/**
+	 * Stops ticking while nothing is watched; {@link #watch} starts it again. The task is
+	 * marked stopped before the queue is looked at, and a watcher adds before it looks at
+	 * the task, so one of the two always sees the other.
+	 */
+	private void stopIfIdle() {
+		synchronized (this.startLock) {
+			ScheduledFuture<?> current = this.ticking;
+			this.ticking = null;
+			if (!this.incoming.isEmpty() && !this.closed) {
+				this.ticking = current;
+				return;
+			}
+			if (current != null) {
+				current.cancel(false);
+			}
+		}
 	}
 
 	private void tick(long now) {
@@ -253,9 +264,19 @@ final class LeaseRenewer implements AutoCloseable {
 		}
 	}
 
+	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private void submit(RenewalGroup group, List<ManagedLease<?>> batch, long sentNanos) {
+		List held = new ArrayList<>(batch.size());
+		batch.forEach((lease) -> held.add(lease.held()));
+		LockProvider provider = group.provider();
 		try {
-			this.renewals.execute(() -> renew(group, batch, sentNanos));
+			// a backend that renews on a thread of its own answers later
+			if (provider.renewAllInBackground(held, group.lease(),
+					(outcomes) -> answer(batch, group.lease(), sentNanos, (RenewalOutcome[]) outcomes))) {
+				this.batches.incrementAndGet();
+				return;
+			}
+			this.renewals.execute(() -> renew(provider, held, batch, group.lease(), sentNanos));
 		}
 		catch (RuntimeException ex) {
 			batch.forEach((lease) -> lease.renewalFailed(ex));
@@ -263,23 +284,26 @@ final class LeaseRenewer implements AutoCloseable {
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private void renew(RenewalGroup group, List<ManagedLease<?>> batch, long sentNanos) {
-		List held = new ArrayList<>(batch.size());
-		batch.forEach((lease) -> held.add(lease.held()));
+	private void renew(LockProvider provider, List held, List<ManagedLease<?>> batch, Duration lease, long sentNanos) {
 		this.batches.incrementAndGet();
 		RenewalOutcome[] outcomes;
 		try {
-			outcomes = ((LockProvider) group.provider()).renewAll(held, group.lease());
+			outcomes = provider.renewAll(held, lease);
 		}
 		catch (RuntimeException ex) {
-			batch.forEach((lease) -> lease.renewalFailed(ex));
+			batch.forEach((each) -> each.renewalFailed(ex));
 			return;
 		}
 		catch (Error ex) {
-			logger.warn("Renewal of " + batch.size() + " leases on " + group.provider().name() + " failed", ex);
-			batch.forEach((lease) -> lease.renewalFailed(new IllegalStateException(ex)));
+			logger.warn("Renewal of " + batch.size() + " leases on " + provider.name() + " failed", ex);
+			batch.forEach((each) -> each.renewalFailed(new IllegalStateException(ex)));
 			throw ex;
 		}
+		answer(batch, lease, sentNanos, outcomes);
+	}
+
+	/** Hands a batch's outcomes to its leases. */
+	private static void answer(List<ManagedLease<?>> batch, Duration lease, long sentNanos, RenewalOutcome[] outcomes) {
 		// one clock reading for the batch's answers, not one per lease
 		long answeredNanos = System.nanoTime();
 		for (int i = 0; i < batch.size(); i++) {
@@ -289,7 +313,7 @@ final class LeaseRenewer implements AutoCloseable {
 				batch.get(i).renewalFailed(failure);
 			}
 			else {
-				batch.get(i).renewalAnswered(outcome.isRenewed(), sentNanos, group.lease(), answeredNanos);
+				batch.get(i).renewalAnswered(outcome.isRenewed(), sentNanos, lease, answeredNanos);
 			}
 		}
 	}
@@ -318,9 +342,12 @@ final class LeaseRenewer implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		Thread current = this.clock;
-		if (current != null) {
-			LockSupport.unpark(current);
+		synchronized (this.startLock) {
+			ScheduledFuture<?> current = this.ticking;
+			this.ticking = null;
+			if (current != null) {
+				current.cancel(false);
+			}
 		}
 		this.renewals.shutdownNow();
 		this.incoming.clear();

@@ -3,6 +3,7 @@ package dev.distlock.core.spi;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
@@ -109,6 +110,28 @@ public interface LockProvider<H extends HeldLock> {
 			}
 		}
 		return outcomes;
+	}
+
+	/**
+	 * Renews many leases as {@link #renewAll(List, Duration)} does, in the background:
+	 * returns at once, without waiting for the backend, and hands the outcomes (one per
+	 * lock, in order) to {@code answer} later, exactly once, on a thread of the backend's
+	 * own. The core calls it from its lease clock, which must never wait for a backend; a
+	 * backend that takes its batches so needs no renewal thread of the core. Renewing one
+	 * provider's batches one after another on one thread of its own keeps the threads of
+	 * holding many leases at that one. The default takes nothing and returns
+	 * {@code false}: the core then calls {@link #renewAll(List, Duration)} on its renewal
+	 * threads ({@code distlock.watchdog.threads}).
+	 * @param locks the held locks, at most a thousand
+	 * @param lease the new lease of each, from now
+	 * @param answer takes the outcomes; an answer that comes after a lease ran out counts
+	 * as lost for that lease
+	 * @return whether the backend took the batch (then it calls {@code answer}); if
+	 * {@code false}, it did nothing and never calls it
+	 * @since 0.6.0
+	 */
+	default boolean renewAllInBackground(List<H> locks, Duration lease, Consumer<RenewalOutcome[]> answer) {
+		return false;
 	}
 
 	/**

@@ -1,0 +1,154 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import dev.distlock.core.Lease;
+import dev.distlock.core.LockRequest;
+import dev.distlock.core.LockSettings;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockType;
+import dev.distlock.core.spi.AttemptOutcome;
+import dev.distlock.core.spi.LockAttempt;
+import dev.distlock.core.spi.RenewalOutcome;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A JDBC provider's background work goes through one lane: holding many watchdog leases
+ * while the background sweep runs costs distlock's timer thread and one io thread, no
+ * more, and a sweep over a large table gives way to renewals between its batches.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class JdbcBackgroundLaneTests {
+
+	private final JdbcTestDatabase database = JdbcTestDatabase.postgres();
+
+	@AfterEach
+	void dropTable() {
+		this.database.close();
+	}
+
+	@Test
+	void holdingManyWatchdogLeasesWhileSweepingCostsTheTimerAndOneIoThread() throws Exception {
+		int held = 3000;
+		int released = 500;
+		JdbcLockProvider provider = this.database.provider().cleanupInterval(Duration.ofSeconds(1)).build();
+		// a 2 s lease renewed every 400 ms: in the 4 s watched below, every lease is
+		// renewed ten times, in three batches each time, and the sweep runs about four
+		// times
+		LockTemplate template = new LockTemplate(List.of(provider), "jdbc",
+				LockSettings.defaults().withKeyPrefix("").withWatchdog(Duration.ofSeconds(2), Duration.ofMillis(400)),
+				List.of());
+		List<Lease> leases = new ArrayList<>();
+		try {
+			for (int i = 0; i < released; i++) {
+				template.acquire(LockRequest.of("released:" + i)).release();
+			}
+			for (int i = 0; i < held; i++) {
+				leases.add(template.acquire(LockRequest.of("held:" + i)));
+			}
+			// the acquisitions' borrows may have left io threads; idle ones end after
+			// IO_KEEP_ALIVE_SECONDS
+			Thread.sleep(TimeUnit.SECONDS.toMillis(JdbcThreads.IO_KEEP_ALIVE_SECONDS + 1));
+			Set<String> seen = new TreeSet<>();
+			int most = 0;
+			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+			while (System.nanoTime() < end) {
+				List<String> threads = distlockThreads(this.database.dataSource().getPoolName());
+				seen.addAll(threads);
+				most = Math.max(most, threads.size());
+				Thread.sleep(10);
+			}
+			assertThat(most).as("distlock threads alive at once while %d leases are held (seen: %s)", held, seen)
+				.isLessThanOrEqualTo(2);
+			assertThat(seen).as("distlock threads seen").containsOnly("distlock-timer", "distlock-jdbc-io");
+			assertThat(leases).as("leases still valid after two lease lengths").allMatch(Lease::isValid, "valid");
+			assertThat(this.database.rowsWithPrefix("released:")).as("released rows left after the sweeps").isZero();
+			assertThat(provider.sweptRows()).isGreaterThanOrEqualTo(released);
+			assertThat(this.database.rowsWithPrefix("held:")).as("held rows").isEqualTo(held);
+		}
+		finally {
+			leases.forEach(Lease::release);
+			template.close();
+			provider.close();
+		}
+	}
+
+	@Test
+	void aSweepOfALargeTableGivesWayToARenewalBetweenItsBatches() throws Exception {
+		int expired = 50_000;
+		String table = this.database.tableName();
+		try (Connection connection = this.database.dataSource().getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.executeUpdate("INSERT INTO " + table
+					+ " (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence) SELECT 'expired:' || g, 'M',"
+					+ " 0, 'owner', 'X', TIMESTAMP WITH TIME ZONE 'epoch', g FROM generate_series(1, " + expired
+					+ ") g");
+			statement.execute("ANALYZE " + table);
+		}
+		JdbcLockProvider provider = this.database.provider()
+			.cleanupInterval(Duration.ZERO)
+			.cleanupBatchSize(100)
+			.build();
+		try {
+			AttemptOutcome<JdbcHeldLock> outcome = provider.tryAcquire(new LockAttempt("renewed-" + UUID.randomUUID(),
+					LockType.MUTEX, 1, Duration.ofSeconds(30), "o-" + UUID.randomUUID()));
+			assertThat(outcome.isAcquired()).isTrue();
+			provider.sweepInBackground();
+			awaitTrue(() -> provider.sweptRows() > 0, Duration.ofSeconds(30));
+			CompletableFuture<RenewalOutcome[]> answer = new CompletableFuture<>();
+			long[] sweptAtAnswer = new long[1];
+			boolean taken = provider.renewAllInBackground(List.of(outcome.lock()), Duration.ofSeconds(30),
+					(outcomes) -> {
+						sweptAtAnswer[0] = provider.sweptRows();
+						answer.complete(outcomes);
+					});
+			assertThat(taken).as("the provider renews in the background").isTrue();
+			RenewalOutcome[] outcomes = answer.get(30, TimeUnit.SECONDS);
+			assertThat(outcomes).hasSize(1);
+			assertThat(outcomes[0].isRenewed()).as("renewed").isTrue();
+			// without giving way the renewal would wait for all 500 batches
+			assertThat(sweptAtAnswer[0]).as("rows swept when the renewal was answered").isLessThan(expired);
+			awaitTrue(() -> provider.sweptRows() >= expired, Duration.ofSeconds(60));
+			assertThat(provider.sweptRows()).as("the sweep went on after the renewal").isEqualTo(expired);
+			assertThat(this.database.rowsWithPrefix("expired:")).isZero();
+			provider.release(outcome.lock());
+		}
+		finally {
+			provider.close();
+		}
+	}
+
+	private static void awaitTrue(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+		long end = System.nanoTime() + timeout.toNanos();
+		while (!condition.getAsBoolean() && System.nanoTime() < end) {
+			Thread.sleep(5);
+		}
+	}
+
+	/** Threads named distlock-*, but for the test pool's own (named after the pool). */
+	private static List<String> distlockThreads(String poolName) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter(Thread::isAlive)
+			.map(Thread::getName)
+			.filter((name) -> name.startsWith("distlock-") && !name.startsWith(poolName))
+			.sorted()
+			.toList();
+	}
+
+}
