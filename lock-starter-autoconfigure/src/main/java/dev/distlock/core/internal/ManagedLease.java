@@ -147,7 +147,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private boolean overlapped; // guarded by this
 
-	// the lease clock's schedule (LeaseRenewer), touched by the clock thread only
+	// the lease clock's schedule (LeaseRenewer), touched by the clock's task only
 
 	@Nullable ManagedLease<?> clockPrev;
 
