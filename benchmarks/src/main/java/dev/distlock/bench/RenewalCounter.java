@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.HeldLock;
@@ -62,6 +63,19 @@ final class RenewalCounter implements LockProvider<HeldLock> {
 	public RenewalOutcome[] renewAll(List<HeldLock> locks, Duration lease) {
 		this.batches.incrementAndGet();
 		return this.delegate.renewAll(locks, lease);
+	}
+
+	/**
+	 * Forwards, so that a backend that renews on a thread of its own (JDBC) does so here
+	 * too, and counts the batches it takes.
+	 */
+	@Override
+	public boolean renewAllInBackground(List<HeldLock> locks, Duration lease, Consumer<RenewalOutcome[]> answer) {
+		boolean taken = this.delegate.renewAllInBackground(locks, lease, answer);
+		if (taken) {
+			this.batches.incrementAndGet();
+		}
+		return taken;
 	}
 
 	@Override

@@ -17,7 +17,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A provider that forwards every call to a real one; the kit's wrappers extend it and
  * override only what they observe or change, so that none of them forgets to forward an
- * SPI method.
+ * SPI method. One is deliberately not forwarded:
+ * {@link LockProvider#renewAllInBackground}, so that the core renews a wrapped provider
+ * through {@link #renewAll}, where a wrapper sees (or, for a crashed process, withholds)
+ * every renewal, even for a backend that would renew on a thread of its own.
  */
 abstract class DelegatingLockProvider implements TryOnceLockProvider<HeldLock> {
 
