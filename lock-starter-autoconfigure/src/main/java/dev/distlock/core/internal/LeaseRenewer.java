@@ -174,9 +174,13 @@ final class LeaseRenewer implements AutoCloseable {
 				this.ticking = current;
 				return;
 			}
-			if (current != null) {
-				current.cancel(false);
-			}
+			cancel(current);
+		}
+	}
+
+	private static void cancel(@Nullable ScheduledFuture<?> ticking) {
+		if (ticking != null) {
+			ticking.cancel(false);
 		}
 	}
 
@@ -215,7 +219,8 @@ final class LeaseRenewer implements AutoCloseable {
 			due.forEach((group, leases) -> {
 				for (int from = 0; from < leases.size(); from += MAX_BATCH) {
 					List<ManagedLease<?>> batch = leases.subList(from, Math.min(leases.size(), from + MAX_BATCH));
-					submit(group, List.copyOf(batch), now);
+					// a view: the tick's lists are not touched once grouped
+					submit(group, batch, now);
 				}
 			});
 		}
@@ -343,11 +348,8 @@ final class LeaseRenewer implements AutoCloseable {
 	public void close() {
 		this.closed = true;
 		synchronized (this.startLock) {
-			ScheduledFuture<?> current = this.ticking;
+			cancel(this.ticking);
 			this.ticking = null;
-			if (current != null) {
-				current.cancel(false);
-			}
 		}
 		this.renewals.shutdownNow();
 		this.incoming.clear();
