@@ -3,6 +3,7 @@ package dev.distlock.local;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,8 +32,17 @@ final class LocalLockStore {
 
 	private final int[] sweepAt = new int[LockType.values().length];
 
+	/** A crowded map is counted again about once in this many calls (a power of two). */
+	static final int RECOUNT_ONE_IN = 64;
+
 	/** Per family: whether a sweep runs (callers that find one running go on). */
 	private final AtomicIntegerArray sweeping = new AtomicIntegerArray(LockType.values().length);
+
+	/**
+	 * Per family: whether the map held more than {@value #SWEEP_SLACK} states when last
+	 * counted. A hint, read and written without ordering: either answer is safe.
+	 */
+	private final boolean[] crowded = new boolean[LockType.values().length];
 
 	private static long wallClockMicros() {
 		Instant now = Instant.now();
@@ -77,16 +87,34 @@ final class LocalLockStore {
 	 * lease that ran out) are swept in bulk once a map has grown past twice what it kept
 	 * at its last sweep (and at least twice {@value #SWEEP_SLACK}), so memory stays
 	 * bounded at O(1) cost per call on average. One caller sweeps; callers that find a
-	 * sweep running go on instead of waiting for it.
+	 * sweep running go on instead of waiting for it. Counting a map reads every one of
+	 * its counter cells, which the other threads keep writing: a map found crowded is
+	 * counted again only about once in {@value #RECOUNT_ONE_IN} calls (to see it shrink,
+	 * or grow past the sweep mark).
 	 */
 	void dropIfUnused(String key, LockType type, LocalLockState state) {
 		int family = familyIndex(type);
 		ConcurrentHashMap<String, LocalLockState> map = this.states[family];
-		int size = map.size();
-		if (size <= SWEEP_SLACK) {
-			return;
+		int size;
+		if (!this.crowded[family]) {
+			size = map.size();
+			if (size <= SWEEP_SLACK) {
+				return;
+			}
+			this.crowded[family] = true;
+			drop(map, key, state, System.nanoTime());
 		}
-		drop(map, key, state, System.nanoTime());
+		else {
+			drop(map, key, state, System.nanoTime());
+			if ((ThreadLocalRandom.current().nextInt() & (RECOUNT_ONE_IN - 1)) != 0) {
+				return;
+			}
+			size = map.size();
+			if (size <= SWEEP_SLACK) {
+				this.crowded[family] = false;
+				return;
+			}
+		}
 		if (size > this.sweepAt[family] && this.sweeping.compareAndSet(family, 0, 1)) {
 			try {
 				sweep(family);

@@ -3,6 +3,7 @@ package dev.distlock.core.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
@@ -36,6 +37,9 @@ final class LocalQueue {
 
 	/** Idle places a map keeps for the next acquisition of their keys. */
 	static final int SWEEP_SLACK = 1024;
+
+	/** A crowded map is counted again about once in this many calls (a power of two). */
+	static final int RECOUNT_ONE_IN = 64;
 
 	private final Places[] slots = new Places[LockType.values().length];
 
@@ -157,6 +161,11 @@ final class LocalQueue {
 
 		private volatile int sweepAt = 2 * SWEEP_SLACK;
 
+		/**
+		 * Whether the map held more than {@value #SWEEP_SLACK} places when last counted.
+		 */
+		private volatile boolean crowded;
+
 		/** Whether a sweep runs: callers that find one running go on. */
 		private final AtomicBoolean sweeping = new AtomicBoolean();
 
@@ -166,14 +175,32 @@ final class LocalQueue {
 		 * many keys the map stays near that size without sweeping. Idle places left
 		 * otherwise are swept in bulk past the mark; a caller that finds a sweep running
 		 * goes on.
+		 * <p>
+		 * Counting the map reads every one of its counter cells, which the other threads'
+		 * inserts and removals keep writing: a map found crowded is counted again only
+		 * about once in {@value #RECOUNT_ONE_IN} calls (to see it shrink, or grow past
+		 * the sweep mark), and its idle places leave meanwhile.
 		 */
 		void idle(Slot slot) {
-			int size = this.map.size();
-			if (size <= SWEEP_SLACK) {
-				return;
+			int size;
+			if (!this.crowded) {
+				size = this.map.size();
+				if (size <= SWEEP_SLACK) {
+					return;
+				}
+				this.crowded = true;
+				drop(slot);
 			}
-			if (slot.retire()) {
-				this.map.remove(slot.key, slot);
+			else {
+				drop(slot);
+				if ((ThreadLocalRandom.current().nextInt() & (RECOUNT_ONE_IN - 1)) != 0) {
+					return;
+				}
+				size = this.map.size();
+				if (size <= SWEEP_SLACK) {
+					this.crowded = false;
+					return;
+				}
 			}
 			if (size > this.sweepAt && this.sweeping.compareAndSet(false, true)) {
 				try {
@@ -182,6 +209,12 @@ final class LocalQueue {
 				finally {
 					this.sweeping.set(false);
 				}
+			}
+		}
+
+		private void drop(Slot slot) {
+			if (slot.retire()) {
+				this.map.remove(slot.key, slot);
 			}
 		}
 

@@ -130,8 +130,9 @@ final class LockAcquirer {
 			failed(request, provider, start, null);
 			return null;
 		}
-		lease.granted(held, attempt.sentNanos(System.nanoTime()));
-		if (lease.isOutOfTime(System.nanoTime())) {
+		long answered = System.nanoTime();
+		lease.granted(held, attempt.sentNanos(answered), answered);
+		if (lease.isOutOfTime(answered)) {
 			// the reply came after the lease it set had run out (counted from the
 			// request): another process may hold
 			// the lock by now, so the work must not run; the lease ends lost and its lock

@@ -182,11 +182,11 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	/**
 	 * The backend granted the lock; the lease runs from when the granting request was
-	 * sent ({@code sentNanos}) and at the latest from now, when the answer came.
+	 * sent ({@code sentNanos}) and at the latest from {@code now}, when the answer came.
 	 */
-	void granted(H held, long sentNanos) {
+	void granted(H held, long sentNanos, long now) {
 		this.held = held;
-		this.acquiredNanos = System.nanoTime();
+		this.acquiredNanos = now;
 		long lease = Timing.saturatedNanos(this.renewLease);
 		this.renewSentNanos = sentNanos;
 		this.expiryNanos = sentNanos + lease;
@@ -499,7 +499,11 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		// lock taken until its lease ends
 		boolean interrupted = Thread.interrupted();
 		try {
-			if (this.releaseAtOnce || !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
+			// no hold-at-least (its end is not past the grant): nothing to keep, and no
+			// clock
+			// read
+			if (this.releaseAtOnce || this.holdEndNanos - this.acquiredNanos <= 0
+					|| !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
 				if (endWhenSent) {
 					this.provider.release(held(), this::endLocally);
 				}

@@ -1,6 +1,7 @@
 package dev.distlock.core.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +87,38 @@ class LocalPlacesTests {
 					.isBetween(slack - 1, slack + 1);
 			}
 		}
+	}
+
+	/**
+	 * A map found crowded is counted again only now and then; once it has shrunk back
+	 * under the slack, a hot key keeps its place and state again.
+	 */
+	@Test
+	void aMapThatShrankKeepsAHotKeysPlaceAgain() throws Throwable {
+		int keys = 2 * LocalQueue.SWEEP_SLACK;
+		List<Lease> held = new ArrayList<>();
+		for (int i = 0; i < keys; i++) {
+			held.add(acquire(LockRequest.builder("key-" + i).lease(Duration.ofSeconds(30)).build()));
+		}
+		// every release finds the maps crowded: the places and states leave with their
+		// holders
+		held.forEach(Lease::release);
+		int places = this.executor.queue().retained();
+		int states = LocalStatesAccess.retained(this.provider);
+		assertThat(places).as("places kept after the releases").isLessThanOrEqualTo(LocalQueue.SWEEP_SLACK + 1);
+		assertThat(states).as("states kept after the releases").isLessThanOrEqualTo(LocalQueue.SWEEP_SLACK + 1);
+		// a recount comes about once in 64 calls: after 2,000 the chance that none came
+		// is
+		// below 1e-13
+		for (int i = 0; i < 2000; i++) {
+			run("hot");
+		}
+		assertThat(this.executor.queue().retained()).as("places kept: the others and the hot key's")
+			.isEqualTo(places + 1);
+		assertThat(LocalStatesAccess.retained(this.provider)).as("states kept: the others and the hot key's")
+			.isEqualTo(states + 1);
+		assertThat(this.executor.queue().size()).as("places in use").isZero();
+		assertThat(this.provider.liveLocks()).as("states in use").isZero();
 	}
 
 	@Test
