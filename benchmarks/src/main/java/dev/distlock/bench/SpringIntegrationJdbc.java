@@ -43,6 +43,7 @@ final class SpringIntegrationJdbc implements Subject {
 				Statement statement = connection.createStatement()) {
 			statement.execute(SCHEMA);
 		}
+		Postgres.vacuum(config, "INT_LOCK");
 		this.region = "bench-" + config.runId();
 		this.repository = new DefaultLockRepository(this.dataSource);
 		this.repository.setRegion(this.region);

@@ -160,8 +160,11 @@ public final class Subjects {
 		// the two processes of a handoff may both create the table; one of them loses
 		// that race harmlessly
 		properties.put("distlock.jdbc.continue-on-error", true);
-		return new Distlock(config, "jdbc", properties, false,
+		Distlock subject = new Distlock(config, "jdbc", properties, false,
 				(runId) -> () -> DistlockJdbcTable.delete(config, runId));
+		// the table exists once the application has started
+		Postgres.vacuum(config, DistlockJdbcTable.NAME);
+		return subject;
 	}
 
 	private static Function<String, AutoCloseable> redisCleanup(BenchConfig config) {
