@@ -4,11 +4,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
+import dev.distlock.core.spi.SharedTimer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,12 +16,12 @@ import org.jspecify.annotations.Nullable;
  * background call's reply makes one more hop, through the client's single event thread,
  * which all threads' calls share. A synchronous call has no deadline of its own, though:
  * it waits until the reply comes or the client gives up on the connection. Here the
- * caller registers its deadline for the length of the call, and one daemon thread, which
- * ticks every {@value #TICK_MILLIS} ms while calls are made and ends after a second
- * without any (the next call starts another), interrupts a caller whose deadline passed;
- * the call then throws {@link InterruptedException}, which {@link #end(Call)} tells apart
- * from an interrupt of someone else's and clears. The request itself goes on; its reply
- * is dropped.
+ * caller registers its deadline for the length of the call, and a task on distlock's
+ * timer ({@link SharedTimer}), which ticks every {@value #TICK_MILLIS} ms while calls are
+ * made and is cancelled after a second without any (the next call schedules it again),
+ * interrupts a caller whose deadline passed; the call then throws
+ * {@link InterruptedException}, which {@link #end(Call)} tells apart from an interrupt of
+ * someone else's and clears. The request itself goes on; its reply is dropped.
  */
 final class CallDeadlines {
 
@@ -32,11 +31,15 @@ final class CallDeadlines {
 
 	private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	private static final AtomicInteger instances = new AtomicInteger();
-
 	private final Set<Call> running = ConcurrentHashMap.newKeySet();
 
-	private final AtomicReference<@Nullable Thread> ticker = new AtomicReference<>();
+	private final Object startLock = new Object();
+
+	/** The ticking task while calls are made; {@code null} while idle. */
+	private volatile @Nullable ScheduledFuture<?> ticking;
+
+	/** When the last tick found a call running; read and written on the timer. */
+	private long busySince;
 
 	private volatile boolean closed;
 
@@ -48,8 +51,8 @@ final class CallDeadlines {
 	Call start(long until) {
 		Call call = new Call(Thread.currentThread(), until);
 		this.running.add(call);
-		if (this.ticker.get() == null) {
-			startTicker();
+		if (this.ticking == null) {
+			startTicking();
 		}
 		return call;
 	}
@@ -70,52 +73,61 @@ final class CallDeadlines {
 		return true;
 	}
 
-	private void startTicker() {
-		if (this.closed) {
+	private void startTicking() {
+		synchronized (this.startLock) {
+			if (this.ticking == null && !this.closed) {
+				this.busySince = System.nanoTime();
+				this.ticking = SharedTimer.scheduleWithFixedDelay(this::tick, TICK_NANOS, TICK_NANOS,
+						TimeUnit.NANOSECONDS);
+			}
+		}
+	}
+
+	/** One tick, on the shared timer: interrupts the calls past their deadline. */
+	private void tick() {
+		long now = System.nanoTime();
+		if (this.running.isEmpty()) {
+			if (now - this.busySince > IDLE_NANOS) {
+				stopIfIdle();
+			}
 			return;
 		}
-		Thread thread = new Thread(this::run, "distlock-zookeeper-deadlines-" + instances.incrementAndGet());
-		thread.setDaemon(true);
-		if (this.ticker.compareAndSet(null, thread)) {
-			thread.start();
+		this.busySince = now;
+		for (Call call : this.running) {
+			if (now - call.until >= 0) {
+				call.expire();
+			}
 		}
 	}
 
-	private void run() {
-		Thread self = Thread.currentThread();
-		long busySince = System.nanoTime();
-		while (!this.closed) {
-			long now = System.nanoTime();
-			if (this.running.isEmpty()) {
-				if (now - busySince > IDLE_NANOS) {
-					// end, unless a call came in meanwhile and found this thread still
-					// there: a caller that finds none starts one
-					this.ticker.compareAndSet(self, null);
-					if (this.running.isEmpty() || !this.ticker.compareAndSet(null, self)) {
-						return;
-					}
-					busySince = System.nanoTime();
-					continue;
-				}
+	/**
+	 * Stops ticking while no call runs. The task is marked stopped before the calls are
+	 * looked at, and a caller registers its call before it looks at the task, so one of
+	 * the two always sees the other.
+	 */
+	private void stopIfIdle() {
+		synchronized (this.startLock) {
+			ScheduledFuture<?> current = this.ticking;
+			this.ticking = null;
+			if (!this.running.isEmpty() && !this.closed) {
+				this.ticking = current;
+				return;
 			}
-			else {
-				busySince = now;
-				for (Call call : this.running) {
-					if (now - call.until >= 0) {
-						call.expire();
-					}
-				}
+			if (current != null) {
+				current.cancel(false);
 			}
-			LockSupport.parkNanos(this, TICK_NANOS);
 		}
 	}
 
-	/** Stops the ticker; calls still running then end with their replies. */
+	/** Stops ticking; calls still running then end with their replies. */
 	void close() {
-		this.closed = true;
-		Thread current = this.ticker.get();
-		if (current != null) {
-			LockSupport.unpark(current);
+		synchronized (this.startLock) {
+			this.closed = true;
+			ScheduledFuture<?> current = this.ticking;
+			this.ticking = null;
+			if (current != null) {
+				current.cancel(false);
+			}
 		}
 	}
 
