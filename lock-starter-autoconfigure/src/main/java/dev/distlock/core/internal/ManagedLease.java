@@ -499,9 +499,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		// lock taken until its lease ends
 		boolean interrupted = Thread.interrupted();
 		try {
-			// no hold-at-least (its end is not past the grant): nothing to keep, and no
-			// clock
-			// read
+			// no hold-at-least (its end is not past the grant): nothing to keep and no
+			// clock to read
 			if (this.releaseAtOnce || this.holdEndNanos - this.acquiredNanos <= 0
 					|| !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
 				if (endWhenSent) {

@@ -107,9 +107,8 @@ class LocalPlacesTests {
 		int states = LocalStatesAccess.retained(this.provider);
 		assertThat(places).as("places kept after the releases").isLessThanOrEqualTo(LocalQueue.SWEEP_SLACK + 1);
 		assertThat(states).as("states kept after the releases").isLessThanOrEqualTo(LocalQueue.SWEEP_SLACK + 1);
-		// a recount comes about once in 64 calls: after 2,000 the chance that none came
-		// is
-		// below 1e-13
+		// a recount comes about once in 64 calls: after 2,000 the chance that none
+		// came is below 1e-13
 		for (int i = 0; i < 2000; i++) {
 			run("hot");
 		}
