@@ -98,6 +98,25 @@ def jmh_files(run, method, ext):
     return [os.path.join(run, n) for n in names if os.path.exists(os.path.join(run, n))]
 
 
+def pg_server(props):
+    """Where the JDBC subjects' PostgreSQL ran: run.sh's own server (initdb's defaults) or the shared one."""
+    server = props.get("postgresql_server")
+    if not server:
+        return "127.0.0.1:5432"
+    kind, _, rest = server.partition(" ")
+    if kind == "own":
+        return f"started by run.sh with initdb's defaults, {rest}"
+    return f"the machine's shared server, {rest}"
+
+
+def p1_forks(props):
+    forks = props.get("p1_forks")
+    if not forks or forks == "1":
+        return ""
+    return (f" (the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
+            f"`distlock-redis-annotation`: {forks} forks each)")
+
+
 def forks_of(rows, subjects, shape="1t"):
     """' (forks: subject a / b / c ops/s, ...)' for subjects measured with more than one fork, else ''."""
     parts = []
@@ -455,7 +474,7 @@ def main():
              f"{props.get('kernel', '?')}; load average before {props.get('load_before', '?')}, "
              f"after {props.get('load_after', '?')}")
     L.append(f"- {props.get('java', '?')}; Redis {props.get('redis', '?')} (127.0.0.1:6379); "
-             f"PostgreSQL {props.get('postgresql', '?')} (127.0.0.1:5432); ZooKeeper {ver('zookeeper')} "
+             f"PostgreSQL {props.get('postgresql', '?')} ({pg_server(props)}); ZooKeeper {ver('zookeeper')} "
              f"in-process (Curator `TestingServer`, inside the benchmark JVM)")
     L.append(f"- Spring Boot {ver('spring-boot')}, Spring Framework {ver('spring-core')}, Spring Data Redis "
              f"{ver('spring-data-redis')}, Lettuce {ver('lettuce-core')}, Redisson {ver('redisson')}, "
@@ -463,7 +482,7 @@ def main():
              f"7.1.0 is absent from the registry), lock4j {ver('lock4j-core')}, Curator {ver('curator-recipes')}, "
              f"HikariCP {ver('HikariCP')}, PostgreSQL JDBC {ver('postgresql')}, JMH {ver('jmh-core')}")
     L.append(f"- JMH: `{props.get('jmh_times', '?')} {props.get('jmh_profilers', '')}`, throughput mode, one fork "
-             f"per subject and shape; handoff (handoffs, warm-up, margin ms, max s): `{props.get('handoff', '?')}`")
+             f"per subject and shape{p1_forks(props)}; handoff (handoffs, warm-up, margin ms, max s): `{props.get('handoff', '?')}`")
     L.append("")
     L.append("## What is measured")
     L.append("")

@@ -19,11 +19,17 @@
 # the 1-minute load average, and the cores other processes used meanwhile); a figure taken while other processes
 # used more than BENCH_NOISY_LOAD cores is marked noisy.
 #
-# Needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database test, user postgres, no password);
+# Needs Redis on 127.0.0.1:6379 and PostgreSQL's binaries (/usr/lib/postgresql/<version>/bin): the JDBC subjects run
+# on a PostgreSQL the script starts with initdb's defaults on a free port and removes at the end (BENCH_PG=own), so
+# autovacuum runs as on a default server (this machine's shared server on 5432 has it off for CI, and the lock tables
+# then carry every earlier trial's dead rows); BENCH_PG=shared uses 127.0.0.1:5432 (database test, user postgres);
 # ZooKeeper runs in-process (Curator TestingServer; for HeldLeases in a JVM of its own); the etcd subjects start Debian's etcd (etcd-server) on free
 # ports unless -Dbench.etcd.endpoints names one. Environment:
 #   BENCH_SUBJECTS="a b c"   only these subjects; @redis, @others (ZooKeeper, etcd, JDBC), @local and @diag name groups;
 #                            @scaling selects the scaling benchmark (a full run without BENCH_SUBJECTS includes it)
+#   BENCH_SCALING_SUBJECTS="..."
+#                            the backends of the scaling benchmark (default: distlock-local-template
+#                            distlock-redis-template distlock-jdbc-postgres distlock-zookeeper)
 #   BENCH_SCALING_N="..."    numbers of held leases (full: "1000 10000 100000"; --quick: "1000")
 #   BENCH_SCALING_PERIODS=n  renewal periods measured per row (full: 10; --quick: 3)
 #   BENCH_SCALING_DEFAULT_PERIODS=n
@@ -31,6 +37,7 @@
 #                            (30 s lease renewed every 10 s; full: 3; --quick: 0, no such row)
 #   BENCH_SCALING_OPTS="..." JVM options of HeldLeases (default: -Xms2g -Xmx2g -Dbench.scaling.lease=3s
 #                            -Dbench.scaling.interval=1s, the watchdog's lease and renewal interval)
+#   BENCH_PG=own|shared      the JDBC subjects' PostgreSQL (above; default own)
 #   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
 #   BENCH_JMH_TIMES="..."    JMH fork/iteration options instead of the mode's, e.g. "-f 1 -wi 5 -w 3s -i 5 -r 3s"
 #   BENCH_P1_FORKS=n         JMH forks of the three subjects of the Redis P1 target at 1t (ceiling-lettuce,
@@ -74,10 +81,39 @@ else
 fi
 
 CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
+
+# the JDBC subjects' PostgreSQL: one with initdb's defaults (autovacuum on), on a free port, removed at the end
+PG_URL=jdbc:postgresql://127.0.0.1:5432/test
+PG_PORT=5432
+PG_DIR=
+stop_pg() {
+  if [ -n "$PG_DIR" ]; then
+    as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$PG_DIR"
+  fi
+}
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+if [ "${BENCH_PG:-own}" = own ]; then
+  PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  if [ -z "$PG_BIN" ]; then
+    log "no PostgreSQL binaries under /usr/lib/postgresql: install postgresql, or set BENCH_PG=shared"; exit 2
+  fi
+  PG_DIR=$(mktemp -d /tmp/distlock-bench-pg.XXXXXX)
+  trap stop_pg EXIT
+  [ "$(id -u)" = 0 ] && chown postgres "$PG_DIR"
+  PG_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  as_postgres "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres >"$PG_DIR/initdb.log" 2>&1 \
+    || { log "initdb failed (see $PG_DIR/initdb.log)"; cat "$PG_DIR/initdb.log" >&2; exit 2; }
+  as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null \
+    || { log "PostgreSQL did not start (see $PG_DIR/server.log)"; exit 2; }
+  PG_URL=jdbc:postgresql://127.0.0.1:$PG_PORT/postgres
+  log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') with initdb's defaults on port $PG_PORT"
+fi
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT="$ROOT/benchmarks/target/results/$STAMP-$MODE"
 mkdir -p "$OUT"
-JAVA_OPTS=(-Dbench.out="$OUT" ${BENCH_JAVA_OPTS:-})
+JAVA_OPTS=(-Dbench.out="$OUT" -Dbench.pg.url="$PG_URL" ${BENCH_JAVA_OPTS:-})
 
 if [ "$MODE" = quick ]; then
   JMH_TIMES=(-f 1 -wi 0 -i 1 -r 1s)
@@ -109,7 +145,7 @@ NOT_REENTRANT=(ceiling-lettuce lock4j jetcd-lock)
 # diagnostics: raw Lettuce -> Spring Data Redis -> distlock's provider -> LockTemplate -> @DistributedLock
 DIAG=(diag-sdr-scripts diag-redis-provider diag-redis-template-plain-client)
 # the scaling benchmark: distlock's LockTemplate on each backend
-SCALING=(distlock-local-template distlock-redis-template distlock-jdbc-postgres distlock-zookeeper)
+read -r -a SCALING <<<"${BENCH_SCALING_SUBJECTS:-distlock-local-template distlock-redis-template distlock-jdbc-postgres distlock-zookeeper}"
 SPREAD_PEERS=(curator-mutex si-jdbc-postgres)
 SCALING_SELECTED=0
 
@@ -175,7 +211,8 @@ done
   echo "kernel=$(uname -sr)"
   echo "java=$(java -version 2>&1 | head -n1)"
   echo "redis=$(redis-cli -h 127.0.0.1 -p 6379 info server 2>/dev/null | sed -n 's/^redis_version:\(.*\)\r$/\1/p')"
-  echo "postgresql=$(psql -h 127.0.0.1 -U postgres -d test -tAc 'show server_version' 2>/dev/null || true)"
+  echo "postgresql=$(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc 'show server_version' 2>/dev/null || true)"
+  echo "postgresql_server=${BENCH_PG:-own} $PG_URL, autovacuum $(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc 'show autovacuum' 2>/dev/null || true)"
   echo "commit=$(git rev-parse --short HEAD 2>/dev/null || true)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
   echo "jmh_times=${JMH_TIMES[*]}"
   echo "p1_forks=$P1_FORKS"
