@@ -17,13 +17,15 @@ final class Postgres {
 	}
 
 	/**
-	 * Vacuums (and analyzes) a subject's lock table before its trial. The PostgreSQL of
-	 * this machine runs with {@code autovacuum = off} (its CI configuration): without
-	 * this, each subject's table carries the dead rows of every earlier trial and run
-	 * (after the full run of 2026-11-29 00:52, Spring Integration's {@code INT_LOCK} held
-	 * 578,463 and distlock's table 570,570), where a default server vacuums and analyzes
-	 * a small, busy table about once a minute. Rows that die during the trial stay, as
-	 * they would for up to a minute on a default server.
+	 * Vacuums (and analyzes) a subject's lock table before its trial, so that every trial
+	 * starts from a table without the earlier trials' dead rows, as a default server's
+	 * autovacuum leaves a small, busy table within about a minute. {@code run.sh} runs
+	 * the JDBC subjects on a PostgreSQL of its own with initdb's defaults (autovacuum
+	 * on); on this machine's shared server ({@code BENCH_PG=shared},
+	 * {@code autovacuum = off} for CI) each table would otherwise carry every earlier
+	 * trial and run (after the full run of 2026-11-29 00:52, Spring Integration's
+	 * {@code INT_LOCK} held 578,463 dead rows and distlock's table 570,570). Rows that
+	 * die during the trial stay.
 	 * @param config the connection settings
 	 * @param table the table
 	 * @throws SQLException if the vacuum failed
