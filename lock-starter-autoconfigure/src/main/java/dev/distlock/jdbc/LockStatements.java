@@ -127,17 +127,19 @@ final class LockStatements {
 	 * @param name the section name
 	 * @param statements the statements in order
 	 * @param generatedKey whether the result is the single statement's generated key
+	 * @param joined the statements as one SQL text, for dialects that send them together
+	 * (joined once here: every acquire and release of a batching dialect sends it)
 	 */
-	record Operation(String name, List<Statement> statements, boolean generatedKey) {
+	record Operation(String name, List<Statement> statements, boolean generatedKey, Statement joined) {
 
-		/**
-		 * The statements as one SQL text, for dialects that send them together.
-		 * @return the joined statement
-		 */
-		Statement joined() {
+		Operation(String name, List<Statement> statements, boolean generatedKey) {
+			this(name, statements, generatedKey, join(statements));
+		}
+
+		private static Statement join(List<Statement> statements) {
 			StringBuilder sql = new StringBuilder();
 			List<String> parameters = new ArrayList<>();
-			for (Statement statement : this.statements) {
+			for (Statement statement : statements) {
 				if (!sql.isEmpty()) {
 					sql.append(";\n");
 				}
