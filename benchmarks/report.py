@@ -92,7 +92,8 @@ def median(values):
 
 def jmh_files(run, method, ext):
     """jmh-<method>.<ext> and the files of the same method's separate JMH calls, jmh-<method>-<part>.<ext>
-    (run.sh runs the Redis P1 subjects at 1t in a call of their own, with more forks)."""
+    (run.sh runs the Redis P1 subjects at 1t, and the two Redisson subjects at 1t and 8t8k, in calls of their own,
+    with more forks)."""
     names = [f"jmh-{method}.{ext}"] + sorted(n for n in os.listdir(run)
                                              if n.startswith(f"jmh-{method}-") and n.endswith(f".{ext}"))
     return [os.path.join(run, n) for n in names if os.path.exists(os.path.join(run, n))]
@@ -110,11 +111,15 @@ def pg_server(props):
 
 
 def p1_forks(props):
+    parts = []
     forks = props.get("p1_forks")
-    if not forks or forks == "1":
-        return ""
-    return (f" (the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
-            f"`distlock-redis-annotation`: {forks} forks each)")
+    if forks and forks != "1":
+        parts.append(f"the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
+                     f"`distlock-redis-annotation`: {forks} forks each")
+    forks = props.get("redisson_forks")
+    if forks and forks != "1":
+        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: {forks} forks each")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def forks_of(rows, subjects, shape="1t"):
@@ -304,7 +309,7 @@ def targets(rows):
         parts, oks = [], []
         for shape in shapes:
             d, r = ops(rows, subject, shape), ops(rows, peer, shape)
-            parts.append(f"{shape} {fmt_ratio(d, r)}")
+            parts.append(f"{shape} {fmt_ratio(d, r)}{forks_of(rows, (subject, peer), shape)}")
             if d is not None and r is not None:
                 oks.append(d >= factor * r)
         ok = None if len(oks) != len(shapes) else all(oks)
@@ -497,8 +502,11 @@ def main():
              "on a fair in-JVM lock first. distlock runs in a Spring Boot application configured by properties "
              "only; `-template` calls `LockTemplate.execute`, `-annotation` a `@DistributedLock` method through "
              "its proxy; `-async-release` is `-annotation` with `distlock.redis.release-mode=async`.")
+    redisson_forks = (", and the two Redisson subjects at 1t and 8t8k, which still climb through one fork's "
+                      "measurement" if props.get("redisson_forks", "1") != "1" else "")
     L.append("- ops/s = median of the measurement iterations (of all forks where a subject ran more than one: "
-             "the three subjects of the Redis P1 target at 1t, whose forks differ by up to a quarter); p50/p99 = every operation of those iterations "
+             "the three subjects of the Redis P1 target at 1t, whose forks differ by up to a quarter"
+             f"{redisson_forks}); p50/p99 = every operation of those iterations "
              "timed with `System.nanoTime()` into an HdrHistogram (two `nanoTime` calls, ~50 ns, inside the "
              "throughput run, rather than a second `Mode.SampleTime` run).")
     L.append("- CPU µs/op = the benchmark JVM's process CPU time (every thread: callers, client I/O threads, "

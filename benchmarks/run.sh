@@ -44,6 +44,9 @@
 #                            distlock-redis-template, distlock-redis-annotation; full: 3, --quick: 1). One fork of the
 #                            same code reads 4,600 or 6,500 ops/s by the fork (issue 29, ANALYSIS.md), so the target's
 #                            5 % is judged on the median of the iterations of three forks of each
+#   BENCH_REDISSON_FORKS=n   JMH forks of distlock-redisson and redisson-rlock at 1t and 8t8k (full: 3, --quick: 1): both
+#                            still climb through the measurement iterations of one fork at 8t8k (5,115 -> 8,914 ops/s
+#                            in the run of 07:28), so the median of one fork's three iterations cannot judge 1.0x
 #   BENCH_NOISY_LOAD=0.5     cores other processes may use during a figure before it is marked noisy
 #   BENCH_QUIET_LOAD=0.5     after the build, wait until the 1-minute load average is below this (at most
 #   BENCH_SETTLE_SECONDS=300 seconds) before the first figure
@@ -118,6 +121,7 @@ JAVA_OPTS=(-Dbench.out="$OUT" -Dbench.pg.url="$PG_URL" ${BENCH_JAVA_OPTS:-})
 if [ "$MODE" = quick ]; then
   JMH_TIMES=(-f 1 -wi 0 -i 1 -r 1s)
   P1_FORKS=${BENCH_P1_FORKS:-1}
+  REDISSON_FORKS=${BENCH_REDISSON_FORKS:-1}
   HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
   SCALING_N=${BENCH_SCALING_N:-1000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-3}
@@ -125,6 +129,7 @@ if [ "$MODE" = quick ]; then
 else
   JMH_TIMES=(-f 1 -wi 5 -w 3s -i 3 -r 3s)
   P1_FORKS=${BENCH_P1_FORKS:-3}
+  REDISSON_FORKS=${BENCH_REDISSON_FORKS:-3}
   HANDOFF=(300 30 5 30)
   SCALING_N=${BENCH_SCALING_N:-1000 10000 100000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-10}
@@ -182,12 +187,19 @@ pick() { local out=() s; for s in "$@"; do has "$s" && out+=("$s"); done; (IFS=,
 # the P1 trio at 1t runs in a JMH call of its own with P1_FORKS forks (jmh-oneThread-p1.*; report.py reads both)
 P1=(ceiling-lettuce distlock-redis-template distlock-redis-annotation)
 ONE_THREAD_P1=$(pick "${P1[@]}")
+# so do the two Redisson subjects at 1t and 8t8k, with REDISSON_FORKS forks (jmh-<method>-redisson.*)
+REDISSON_PAIR=(distlock-redisson redisson-rlock)
+REDISSON_BOTH=$(pick "${REDISSON_PAIR[@]}")
 ONE_THREAD_REST=()
 for s in "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}" "${DIAG[@]}"; do
-  [[ " ${P1[*]} " == *" $s "* ]] || ONE_THREAD_REST+=("$s")
+  [[ " ${P1[*]} ${REDISSON_PAIR[*]} " == *" $s "* ]] || ONE_THREAD_REST+=("$s")
 done
 ONE_THREAD=$(pick "${ONE_THREAD_REST[@]}")
-EIGHT_KEYS=$(pick "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}")
+EIGHT_KEYS_REST=()
+for s in "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}"; do
+  [[ " ${REDISSON_PAIR[*]} " == *" $s "* ]] || EIGHT_KEYS_REST+=("$s")
+done
+EIGHT_KEYS=$(pick "${EIGHT_KEYS_REST[@]}")
 EIGHT=$(pick "${REDIS[@]}" "${OTHERS[@]}")
 REENTRANT=()
 for s in "${REDIS[@]}" "${OTHERS[@]}" distlock-local-template distlock-local-annotation; do
@@ -216,6 +228,7 @@ done
   echo "commit=$(git rev-parse --short HEAD 2>/dev/null || true)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
   echo "jmh_times=${JMH_TIMES[*]}"
   echo "p1_forks=$P1_FORKS"
+  echo "redisson_forks=$REDISSON_FORKS"
   echo "jmh_profilers=${PROFILERS[*]}"
   echo "noisy_load=$BENCH_NOISY_LOAD"
   echo "handoff=${HANDOFF[*]}"
@@ -242,7 +255,9 @@ jmh() { # method, subjects (comma-separated), benchmark class (default LockBench
 }
 
 jmh oneThread "$ONE_THREAD_P1" LockBenchmark -p1 "$P1_FORKS"
+jmh oneThread "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_FORKS"
 jmh oneThread "$ONE_THREAD"
+jmh eightThreadsEightKeys "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_FORKS"
 jmh eightThreadsEightKeys "$EIGHT_KEYS"
 jmh eightThreadsOneKey "$EIGHT"
 jmh reentry "$REENTRY"
