@@ -110,15 +110,21 @@ def pg_server(props):
     return f"the machine's shared server, {rest}"
 
 
-def p1_forks(props):
+def extra_forks(props, key):
+    """The forks run.sh gave a group of subjects (p1_forks, redisson_forks) when more than one, else None."""
+    forks = props.get(key)
+    return forks if forks and forks != "1" else None
+
+
+def fork_counts(props):
+    """' (...)' naming the subjects run with more than one fork, for the JMH line, else ''."""
     parts = []
-    forks = props.get("p1_forks")
-    if forks and forks != "1":
+    if extra_forks(props, "p1_forks"):
         parts.append(f"the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
-                     f"`distlock-redis-annotation`: {forks} forks each")
-    forks = props.get("redisson_forks")
-    if forks and forks != "1":
-        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: {forks} forks each")
+                     f"`distlock-redis-annotation`: {extra_forks(props, 'p1_forks')} forks each")
+    if extra_forks(props, "redisson_forks"):
+        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: "
+                     f"{extra_forks(props, 'redisson_forks')} forks each")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -487,7 +493,7 @@ def main():
              f"7.1.0 is absent from the registry), lock4j {ver('lock4j-core')}, Curator {ver('curator-recipes')}, "
              f"HikariCP {ver('HikariCP')}, PostgreSQL JDBC {ver('postgresql')}, JMH {ver('jmh-core')}")
     L.append(f"- JMH: `{props.get('jmh_times', '?')} {props.get('jmh_profilers', '')}`, throughput mode, one fork "
-             f"per subject and shape{p1_forks(props)}; handoff (handoffs, warm-up, margin ms, max s): `{props.get('handoff', '?')}`")
+             f"per subject and shape{fork_counts(props)}; handoff (handoffs, warm-up, margin ms, max s): `{props.get('handoff', '?')}`")
     L.append("")
     L.append("## What is measured")
     L.append("")
@@ -503,7 +509,7 @@ def main():
              "only; `-template` calls `LockTemplate.execute`, `-annotation` a `@DistributedLock` method through "
              "its proxy; `-async-release` is `-annotation` with `distlock.redis.release-mode=async`.")
     redisson_forks = (", and the two Redisson subjects at 1t and 8t8k, which still climb through one fork's "
-                      "measurement" if props.get("redisson_forks", "1") != "1" else "")
+                      "measurement" if extra_forks(props, "redisson_forks") else "")
     L.append("- ops/s = median of the measurement iterations (of all forks where a subject ran more than one: "
              "the three subjects of the Redis P1 target at 1t, whose forks differ by up to a quarter"
              f"{redisson_forks}); p50/p99 = every operation of those iterations "

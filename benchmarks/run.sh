@@ -183,6 +183,13 @@ fi
 
 has() { local s; for s in "${AVAILABLE[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 pick() { local out=() s; for s in "$@"; do has "$s" && out+=("$s"); done; (IFS=,; echo "${out[*]}"); }
+# pick, leaving out the subjects named in the first argument (space-separated)
+pick_except() {
+  local skip=" $1 " out=() s
+  shift
+  for s in "$@"; do [[ "$skip" == *" $s "* ]] || out+=("$s"); done
+  pick "${out[@]}"
+}
 
 # the P1 trio at 1t runs in a JMH call of its own with P1_FORKS forks (jmh-oneThread-p1.*; report.py reads both)
 P1=(ceiling-lettuce distlock-redis-template distlock-redis-annotation)
@@ -190,22 +197,11 @@ ONE_THREAD_P1=$(pick "${P1[@]}")
 # so do the two Redisson subjects at 1t and 8t8k, with REDISSON_FORKS forks (jmh-<method>-redisson.*)
 REDISSON_PAIR=(distlock-redisson redisson-rlock)
 REDISSON_BOTH=$(pick "${REDISSON_PAIR[@]}")
-ONE_THREAD_REST=()
-for s in "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}" "${DIAG[@]}"; do
-  [[ " ${P1[*]} ${REDISSON_PAIR[*]} " == *" $s "* ]] || ONE_THREAD_REST+=("$s")
-done
-ONE_THREAD=$(pick "${ONE_THREAD_REST[@]}")
-EIGHT_KEYS_REST=()
-for s in "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}"; do
-  [[ " ${REDISSON_PAIR[*]} " == *" $s "* ]] || EIGHT_KEYS_REST+=("$s")
-done
-EIGHT_KEYS=$(pick "${EIGHT_KEYS_REST[@]}")
+ONE_THREAD=$(pick_except "${P1[*]} ${REDISSON_PAIR[*]}" "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}" "${DIAG[@]}")
+EIGHT_KEYS=$(pick_except "${REDISSON_PAIR[*]}" "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}")
 EIGHT=$(pick "${REDIS[@]}" "${OTHERS[@]}")
-REENTRANT=()
-for s in "${REDIS[@]}" "${OTHERS[@]}" distlock-local-template distlock-local-annotation; do
-  [[ " ${NOT_REENTRANT[*]} " == *" $s "* ]] || REENTRANT+=("$s")
-done
-REENTRY=$(pick "${REENTRANT[@]}")
+REENTRY=$(pick_except "${NOT_REENTRANT[*]}" "${REDIS[@]}" "${OTHERS[@]}" distlock-local-template \
+  distlock-local-annotation)
 HANDOFF_SUBJECTS=()
 for s in distlock-redis-template distlock-redis-async-release distlock-redisson redisson-rlock si-redis-pubsub \
     si-redis-spin lock4j \
