@@ -122,9 +122,13 @@ def fork_counts(props):
     if extra_forks(props, "p1_forks"):
         parts.append(f"the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
                      f"`distlock-redis-annotation`: {extra_forks(props, 'p1_forks')} forks each")
+    warmup = props.get("redisson_warmup")
+    warmup = f", {warmup} warm-up iterations" if warmup else ""
     if extra_forks(props, "redisson_forks"):
         parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: "
-                     f"{extra_forks(props, 'redisson_forks')} forks each")
+                     f"{extra_forks(props, 'redisson_forks')} forks each{warmup}")
+    elif warmup:
+        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: {warmup[2:]}")
     return f" ({'; '.join(parts)})" if parts else ""
 
 

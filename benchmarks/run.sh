@@ -47,6 +47,9 @@
 #   BENCH_REDISSON_FORKS=n   JMH forks of distlock-redisson and redisson-rlock at 1t and 8t8k (full: 3, --quick: 1): both
 #                            still climb through the measurement iterations of one fork at 8t8k (5,115 -> 8,914 ops/s
 #                            in the run of 07:28), so the median of one fork's three iterations cannot judge 1.0x
+#   BENCH_REDISSON_WARMUP=n  JMH warm-up iterations of the same two subjects in those calls (full: 10, --quick: the
+#                            mode's): at 8t8k both climb for 7-8 warm-up iterations of 3 s before they level off
+#                            (distlock 2,865 -> 8,696, RLock 2,260 -> 6,391 on 2026-11-29), past the mode's 5
 #   BENCH_NOISY_LOAD=0.5     cores other processes may use during a figure before it is marked noisy
 #   BENCH_QUIET_LOAD=0.5     after the build, wait until the 1-minute load average is below this (at most
 #   BENCH_SETTLE_SECONDS=300 seconds) before the first figure
@@ -122,6 +125,7 @@ if [ "$MODE" = quick ]; then
   JMH_TIMES=(-f 1 -wi 0 -i 1 -r 1s)
   P1_FORKS=${BENCH_P1_FORKS:-1}
   REDISSON_FORKS=${BENCH_REDISSON_FORKS:-1}
+  REDISSON_WARMUP=${BENCH_REDISSON_WARMUP:-}
   HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
   SCALING_N=${BENCH_SCALING_N:-1000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-3}
@@ -130,6 +134,7 @@ else
   JMH_TIMES=(-f 1 -wi 5 -w 3s -i 3 -r 3s)
   P1_FORKS=${BENCH_P1_FORKS:-3}
   REDISSON_FORKS=${BENCH_REDISSON_FORKS:-3}
+  REDISSON_WARMUP=${BENCH_REDISSON_WARMUP:-10}
   HANDOFF=(300 30 5 30)
   SCALING_N=${BENCH_SCALING_N:-1000 10000 100000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-10}
@@ -225,6 +230,7 @@ done
   echo "jmh_times=${JMH_TIMES[*]}"
   echo "p1_forks=$P1_FORKS"
   echo "redisson_forks=$REDISSON_FORKS"
+  echo "redisson_warmup=$REDISSON_WARMUP"
   echo "jmh_profilers=${PROFILERS[*]}"
   echo "noisy_load=$BENCH_NOISY_LOAD"
   echo "handoff=${HANDOFF[*]}"
@@ -235,13 +241,15 @@ done
   echo "classpath=$(tr ':' '\n' <"$ROOT/benchmarks/target/classpath.txt" | sed 's#.*/##' | tr '\n' ' ')"
 } >"$OUT/run.properties"
 
-jmh() { # method, subjects (comma-separated), benchmark class (default LockBenchmark), file suffix, forks
-  local method=$1 subjects=$2 class=${3:-LockBenchmark} suffix=${4:-} forks=${5:-}
-  local times=() i
-  for ((i = 0; i < ${#JMH_TIMES[@]}; i++)); do
-    if [ -n "$forks" ] && [ "${JMH_TIMES[i]}" = -f ]; then i=$((i + 1)); else times+=("${JMH_TIMES[i]}"); fi
+# method, subjects (comma-separated), benchmark class (default LockBenchmark), file suffix, and JMH options that
+# replace the mode's same options (JMH_TIMES is option-value pairs), e.g. "-f 3 -wi 10"
+jmh() {
+  local method=$1 subjects=$2 class=${3:-LockBenchmark} suffix=${4:-} over=() times=() i
+  read -r -a over <<<"${5:-}"
+  for ((i = 0; i < ${#JMH_TIMES[@]}; i += 2)); do
+    [[ " ${over[*]} " == *" ${JMH_TIMES[i]} "* ]] || times+=("${JMH_TIMES[i]}" "${JMH_TIMES[i + 1]}")
   done
-  [ -n "$forks" ] && times+=(-f "$forks")
+  times+=("${over[@]}")
   if [ -z "$subjects" ]; then log "skipping $method$suffix: no subject"; return; fi
   log "JMH $method$suffix: $subjects"
   java "${JAVA_OPTS[@]}" -cp "$CP" org.openjdk.jmh.Main "$class\.$method\$" -p name="$subjects" \
@@ -250,10 +258,11 @@ jmh() { # method, subjects (comma-separated), benchmark class (default LockBench
   grep -E "^$class" "$OUT/jmh-$method$suffix.log" >&2 || true
 }
 
-jmh oneThread "$ONE_THREAD_P1" LockBenchmark -p1 "$P1_FORKS"
-jmh oneThread "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_FORKS"
+REDISSON_TIMES="-f $REDISSON_FORKS${REDISSON_WARMUP:+ -wi $REDISSON_WARMUP}"
+jmh oneThread "$ONE_THREAD_P1" LockBenchmark -p1 "-f $P1_FORKS"
+jmh oneThread "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_TIMES"
 jmh oneThread "$ONE_THREAD"
-jmh eightThreadsEightKeys "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_FORKS"
+jmh eightThreadsEightKeys "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_TIMES"
 jmh eightThreadsEightKeys "$EIGHT_KEYS"
 jmh eightThreadsOneKey "$EIGHT"
 jmh reentry "$REENTRY"
