@@ -122,13 +122,13 @@ def fork_counts(props):
     if extra_forks(props, "p1_forks"):
         parts.append(f"the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
                      f"`distlock-redis-annotation`: {extra_forks(props, 'p1_forks')} forks each")
-    warmup = props.get("redisson_warmup")
-    warmup = f", {warmup} warm-up iterations" if warmup else ""
+    redisson = []
     if extra_forks(props, "redisson_forks"):
-        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: "
-                     f"{extra_forks(props, 'redisson_forks')} forks each{warmup}")
-    elif warmup:
-        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: {warmup[2:]}")
+        redisson.append(f"{extra_forks(props, 'redisson_forks')} forks each")
+    if props.get("redisson_warmup"):
+        redisson.append(f"{props['redisson_warmup']} warm-up iterations")
+    if redisson:
+        parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: {', '.join(redisson)}")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -512,8 +512,8 @@ def main():
              "on a fair in-JVM lock first. distlock runs in a Spring Boot application configured by properties "
              "only; `-template` calls `LockTemplate.execute`, `-annotation` a `@DistributedLock` method through "
              "its proxy; `-async-release` is `-annotation` with `distlock.redis.release-mode=async`.")
-    redisson_forks = (", and the two Redisson subjects at 1t and 8t8k, which still climb through one fork's "
-                      "measurement" if extra_forks(props, "redisson_forks") else "")
+    redisson_forks = (", and the two Redisson subjects at 1t and 8t8k, whose forks differ too"
+                      if extra_forks(props, "redisson_forks") else "")
     L.append("- ops/s = median of the measurement iterations (of all forks where a subject ran more than one: "
              "the three subjects of the Redis P1 target at 1t, whose forks differ by up to a quarter"
              f"{redisson_forks}); p50/p99 = every operation of those iterations "
