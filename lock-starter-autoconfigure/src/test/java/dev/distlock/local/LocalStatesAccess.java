@@ -12,4 +12,12 @@ public final class LocalStatesAccess {
 		return provider.retainedStates();
 	}
 
+	/**
+	 * The number of idle states a family's map keeps for their keys' next lock.
+	 * @return the store's slack
+	 */
+	public static int slack() {
+		return LocalLockStore.SWEEP_SLACK;
+	}
+
 }

@@ -112,10 +112,14 @@ class LocalPlacesTests {
 		for (int i = 0; i < 2000; i++) {
 			run("hot");
 		}
-		assertThat(this.executor.queue().retained()).as("places kept: the others and the hot key's")
-			.isEqualTo(places + 1);
-		assertThat(LocalStatesAccess.retained(this.provider)).as("states kept: the others and the hot key's")
-			.isEqualTo(states + 1);
+		// the releases stop dropping at the recount that finds the map at the slack or
+		// under it; about once in 64 that recount finds it exactly at the slack, and
+		// then the map has no room for the hot key and stays as it is
+		assertThat(this.executor.queue().retained()).as("places kept: the others and the hot key's (of %d)", places)
+			.isEqualTo(Math.min(places + 1, LocalQueue.SWEEP_SLACK));
+		assertThat(LocalStatesAccess.retained(this.provider))
+			.as("states kept: the others and the hot key's (of %d)", states)
+			.isEqualTo(Math.min(states + 1, LocalStatesAccess.slack()));
 		assertThat(this.executor.queue().size()).as("places in use").isZero();
 		assertThat(this.provider.liveLocks()).as("states in use").isZero();
 	}
