@@ -120,8 +120,10 @@ def fork_counts(props):
     """' (...)' naming the subjects run with more than one fork, for the JMH line, else ''."""
     parts = []
     if extra_forks(props, "p1_forks"):
+        rounds = (f", in {extra_forks(props, 'p1_forks')} rounds of one fork of each, the order turned by one each "
+                  f"round" if props.get("p1_order") == "rounds" else "")
         parts.append(f"the Redis P1 subjects at 1t, `ceiling-lettuce`, `distlock-redis-template` and "
-                     f"`distlock-redis-annotation`: {extra_forks(props, 'p1_forks')} forks each")
+                     f"`distlock-redis-annotation`: {extra_forks(props, 'p1_forks')} forks each{rounds}")
     redisson = []
     if extra_forks(props, "redisson_forks"):
         redisson.append(f"{extra_forks(props, 'redisson_forks')} forks each")
@@ -142,17 +144,40 @@ def forks_of(rows, subjects, shape="1t"):
     return f" (medians of the forks: {'; '.join(parts)})" if parts else ""
 
 
+def join_forks(entry, more):
+    """One JMH entry with the forks of both, for a subject measured in several JMH calls (run.sh's P1 rounds): the
+    raw data of the primary and every secondary result in the order of the calls, the forks added up; the score is
+    the mean of every iteration and the error, which JMH computes per call, is dropped."""
+    joined = dict(entry)
+    metric = dict(entry["primaryMetric"])
+    metric["rawData"] = (metric.get("rawData") or []) + (more["primaryMetric"].get("rawData") or [])
+    iterations = [v for fork in metric["rawData"] for v in fork]
+    metric["score"] = statistics.mean(iterations) if iterations else metric["score"]
+    metric["scoreError"] = None
+    joined["primaryMetric"] = metric
+    secondaries = {}
+    others = more.get("secondaryMetrics") or {}
+    for key, sec in (entry.get("secondaryMetrics") or {}).items():
+        sec = dict(sec)
+        sec["rawData"] = (sec.get("rawData") or []) + ((others.get(key) or {}).get("rawData") or [])
+        secondaries[key] = sec
+    joined["secondaryMetrics"] = secondaries
+    joined["forks"] = (entry.get("forks") or 0) + (more.get("forks") or 0)
+    return joined
+
+
 def load(run):
     rows = {}  # (subject, shape) -> dict
     threshold = noisy_threshold()
     for method, shape in SHAPES.items():
-        entries = []
+        by_subject = {}
         for path in jmh_files(run, method, "json"):
             with open(path) as f:
                 text = f.read().strip()
-            if text:
-                entries.extend(json.loads(text))
-        for entry in entries:
+            for entry in json.loads(text) if text else []:
+                name = entry["params"]["name"]
+                by_subject[name] = join_forks(by_subject[name], entry) if name in by_subject else entry
+        for entry in by_subject.values():
             subject = entry["params"]["name"]
             metric = entry["primaryMetric"]
             iterations = [v for fork in metric.get("rawData", []) for v in fork]

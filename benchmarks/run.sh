@@ -41,9 +41,12 @@
 #   BENCH_JAVA_OPTS="..."    JVM options of the JMH host and the handoff driver, e.g. -Dbench.* (see BenchConfig)
 #   BENCH_JMH_TIMES="..."    JMH fork/iteration options instead of the mode's, e.g. "-f 1 -wi 5 -w 3s -i 5 -r 3s"
 #   BENCH_P1_FORKS=n         JMH forks of the three subjects of the Redis P1 target at 1t (ceiling-lettuce,
-#                            distlock-redis-template, distlock-redis-annotation; full: 3, --quick: 1). One fork of the
-#                            same code reads 4,600 or 6,500 ops/s by the fork (issue 29, ANALYSIS.md), so the target's
-#                            5 % is judged on the median of the iterations of three forks of each
+#                            distlock-redis-template, distlock-redis-annotation; full: 5, --quick: 1), run as n rounds
+#                            of one fork of each subject, the order turned by one each round. One fork of the same
+#                            code reads about 5,500 or 6,800 ops/s by the fork, and the level held for minutes at a
+#                            time (issue 29, ANALYSIS.md): three forks of one subject in a row, then three of the
+#                            next, judged that level, not the code. The target's 5 % is judged on the median of the
+#                            iterations of every fork of each
 #   BENCH_REDISSON_FORKS=n   JMH forks of distlock-redisson and redisson-rlock at 1t and 8t8k (full: 3, --quick: 1): both
 #                            still climb through the measurement iterations of one fork at 8t8k (5,115 -> 8,914 ops/s
 #                            in the run of 07:28), so the median of one fork's three iterations cannot judge 1.0x
@@ -132,7 +135,7 @@ if [ "$MODE" = quick ]; then
   SCALING_DEFAULT_PERIODS=${BENCH_SCALING_DEFAULT_PERIODS:-0}
 else
   JMH_TIMES=(-f 1 -wi 5 -w 3s -i 3 -r 3s)
-  P1_FORKS=${BENCH_P1_FORKS:-3}
+  P1_FORKS=${BENCH_P1_FORKS:-5}
   REDISSON_FORKS=${BENCH_REDISSON_FORKS:-3}
   REDISSON_WARMUP=${BENCH_REDISSON_WARMUP:-10}
   HANDOFF=(300 30 5 30)
@@ -196,7 +199,8 @@ pick_except() {
   pick "${out[@]}"
 }
 
-# the P1 trio at 1t runs in a JMH call of its own with P1_FORKS forks (jmh-oneThread-p1.*; report.py reads both)
+# the P1 trio at 1t runs in P1_FORKS rounds of one fork of each (jmh-oneThread-p1-r<n>.*; report.py joins the rounds
+# and the main call's file)
 P1=(ceiling-lettuce distlock-redis-template distlock-redis-annotation)
 ONE_THREAD_P1=$(pick "${P1[@]}")
 # so do the two Redisson subjects at 1t and 8t8k, with REDISSON_FORKS forks (jmh-<method>-redisson.*)
@@ -229,6 +233,7 @@ done
   echo "commit=$(git rev-parse --short HEAD 2>/dev/null || true)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
   echo "jmh_times=${JMH_TIMES[*]}"
   echo "p1_forks=$P1_FORKS"
+  echo "p1_order=rounds"
   echo "redisson_forks=$REDISSON_FORKS"
   echo "redisson_warmup=$REDISSON_WARMUP"
   echo "jmh_profilers=${PROFILERS[*]}"
@@ -259,7 +264,20 @@ jmh() {
 }
 
 REDISSON_TIMES="-f $REDISSON_FORKS${REDISSON_WARMUP:+ -wi $REDISSON_WARMUP}"
-jmh oneThread "$ONE_THREAD_P1" LockBenchmark -p1 "-f $P1_FORKS"
+# P1_FORKS rounds of one fork of each P1 subject, the order turned by one each round, so that a drift of the
+# machine between forks falls on every subject alike
+p1_rounds() {
+  local subjects=() order=() i r
+  IFS=, read -r -a subjects <<<"$ONE_THREAD_P1"
+  if [ ${#subjects[@]} -eq 0 ]; then log "skipping oneThread-p1: no subject"; return; fi
+  for ((r = 0; r < P1_FORKS; r++)); do
+    order=()
+    for ((i = 0; i < ${#subjects[@]}; i++)); do order+=("${subjects[(i + r) % ${#subjects[@]}]}"); done
+    jmh oneThread "$(IFS=,; echo "${order[*]}")" LockBenchmark "-p1-r$((r + 1))" "-f 1"
+  done
+}
+
+p1_rounds
 jmh oneThread "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_TIMES"
 jmh oneThread "$ONE_THREAD"
 jmh eightThreadsEightKeys "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_TIMES"
