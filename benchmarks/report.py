@@ -86,6 +86,15 @@ def secondary(entry, name):
     return []
 
 
+def secondary_by_fork(entry, name):
+    """Per-fork lists of a secondary result's measurement iterations (empty lists left out)."""
+    for key, metric in (entry.get("secondaryMetrics") or {}).items():
+        if key.lstrip("·") == name:
+            forks = [[number(v) for v in fork] for fork in metric.get("rawData", [])]
+            return [[v for v in fork if v is not None] for fork in forks if any(v is not None for v in fork)]
+    return []
+
+
 def median(values):
     return statistics.median(values) if values else None
 
@@ -193,6 +202,11 @@ def load(run):
                 "iterations": iterations,
                 "threads": entry.get("threads"),
                 "cpu_us_per_op": median(secondary(entry, "cpu.us.per.op")),
+                "fork_cpu_us_per_op": [median(v) for v in secondary_by_fork(entry, "cpu.us.per.op")],
+                "server_us_per_op": median(secondary(entry, "server.us.per.op")),
+                "steal_cores": median(secondary(entry, "load.steal")),
+                "cs_voluntary_per_op": median(secondary(entry, "cs.voluntary.per.op")),
+                "cs_involuntary_per_op": median(secondary(entry, "cs.involuntary.per.op")),
                 "cpu_cores": median(secondary(entry, "cpu.cores")),
                 "alloc_bytes_per_op": median(secondary(entry, "gc.alloc.rate.norm")),
                 "load_before": before[0] if before else None,
@@ -437,6 +451,12 @@ def results_list(rows):
                 "p99_us": rnd(lat.get("p99_us"), 3),
                 "cpu_us_per_op": rnd(row.get("cpu_us_per_op"), 3),
                 "alloc_bytes_per_op": rnd(row.get("alloc_bytes_per_op"), 1),
+                "fork_ops_per_s": [rnd(v, 1) for v in row.get("fork_medians") or []],
+                "fork_cpu_us_per_op": [rnd(v, 3) for v in row.get("fork_cpu_us_per_op") or []],
+                "server_us_per_op": rnd(row.get("server_us_per_op"), 2),
+                "steal_cores": rnd(row.get("steal_cores"), 3),
+                "cs_voluntary_per_op": rnd(row.get("cs_voluntary_per_op"), 3),
+                "cs_involuntary_per_op": rnd(row.get("cs_involuntary_per_op"), 3),
                 "load_before": rnd(row.get("load_before"), 2),
                 "load_after": rnd(row.get("load_after"), 2),
                 "other_load": rnd(row.get("other_load"), 2),

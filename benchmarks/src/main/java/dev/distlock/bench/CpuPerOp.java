@@ -1,6 +1,10 @@
 package dev.distlock.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
@@ -30,7 +34,16 @@ import org.openjdk.jmh.results.ScalarResult;
  * <li>{@code load.before}, {@code load.after}: the 1-minute load average at the
  * iteration's start and end;</li>
  * <li>{@code load.others}: cores that other processes kept busy during the iteration
- * ({@link MachineLoad}).</li>
+ * ({@link MachineLoad});</li>
+ * <li>{@code load.steal}: cores the hypervisor gave to something else while this
+ * machine's CPUs had work;</li>
+ * <li>{@code server.us.per.op}: CPU time of the Redis and PostgreSQL servers over the
+ * iteration ÷ its operations (clock ticks of 10 ms, so only a long iteration reads it
+ * well);</li>
+ * <li>{@code cs.voluntary.per.op}, {@code cs.involuntary.per.op}: context switches of
+ * this process's threads over the iteration ÷ its operations: a thread that parked, and
+ * one the kernel preempted (threads that ended during the iteration are not
+ * counted).</li>
  * </ul>
  * JMH runs a benchmark's trial-level set-up in its first iteration and tear-down in its
  * last, so those two carry the start or shutdown of the subject's application;
@@ -48,6 +61,8 @@ public final class CpuPerOp implements InternalProfiler {
 
 	private MachineLoad machineAtStart;
 
+	private long[] switchesAtStart;
+
 	@Override
 	public String getDescription() {
 		return "process CPU time per operation, and the CPU other processes used meanwhile";
@@ -55,6 +70,7 @@ public final class CpuPerOp implements InternalProfiler {
 
 	@Override
 	public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
+		this.switchesAtStart = contextSwitches();
 		this.machineAtStart = MachineLoad.now();
 		this.cpuAtStart = OS.getProcessCpuTime();
 	}
@@ -64,15 +80,54 @@ public final class CpuPerOp implements InternalProfiler {
 			IterationResult result) {
 		long cpu = OS.getProcessCpuTime() - this.cpuAtStart;
 		MachineLoad machine = MachineLoad.now();
+		long[] switches = contextSwitches();
 		long ops = result.getMetadata().getAllOps();
 		double seconds = (machine.wallNanos() - this.machineAtStart.wallNanos()) / 1e9;
+		double perOp = (ops > 0) ? 1.0 / ops : Double.NaN;
 		return List.of(
 				new ScalarResult("cpu.us.per.op", (ops > 0) ? cpu / 1e3 / ops : Double.NaN, "us/op",
 						AggregationPolicy.AVG),
 				new ScalarResult("cpu.cores", cpu / 1e9 / seconds, "cores", AggregationPolicy.AVG),
 				new ScalarResult("load.before", this.machineAtStart.loadAverage(), "load", AggregationPolicy.AVG),
-				new ScalarResult("load.after", machine.loadAverage(), "load", AggregationPolicy.AVG), new ScalarResult(
-						"load.others", machine.otherCores(this.machineAtStart), "cores", AggregationPolicy.AVG));
+				new ScalarResult("load.after", machine.loadAverage(), "load", AggregationPolicy.AVG),
+				new ScalarResult("load.others", machine.otherCores(this.machineAtStart), "cores",
+						AggregationPolicy.AVG),
+				new ScalarResult("load.steal", machine.stealCores(this.machineAtStart), "cores", AggregationPolicy.AVG),
+				new ScalarResult("server.us.per.op", machine.serverCores(this.machineAtStart) * seconds * 1e6 * perOp,
+						"us/op", AggregationPolicy.AVG),
+				new ScalarResult("cs.voluntary.per.op", (switches[0] - this.switchesAtStart[0]) * perOp, "switches/op",
+						AggregationPolicy.AVG),
+				new ScalarResult("cs.involuntary.per.op", (switches[1] - this.switchesAtStart[1]) * perOp,
+						"switches/op", AggregationPolicy.AVG));
+	}
+
+	/**
+	 * Voluntary and involuntary context switches of this process's live threads so far,
+	 * from {@code /proc/self/task/<tid>/status}; zeros where that cannot be read.
+	 */
+	private static long[] contextSwitches() {
+		long[] switches = new long[2];
+		try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+			for (Path task : tasks) {
+				try {
+					for (String line : Files.readAllLines(task.resolve("status"))) {
+						if (line.startsWith("voluntary_ctxt_switches:")) {
+							switches[0] += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+						}
+						else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+							switches[1] += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+						}
+					}
+				}
+				catch (IOException | RuntimeException ex) {
+					// the thread ended while we looked
+				}
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			// not Linux: the counts stay zero
+		}
+		return switches;
 	}
 
 	public static void main(String[] args) throws Exception {

@@ -33,8 +33,11 @@ import java.util.stream.Collectors;
  * clock ticks
  * @param serverTicks CPU time of the Redis and PostgreSQL server processes, in clock
  * ticks
+ * @param stealTicks time the hypervisor ran something else while this machine's CPUs had
+ * work ({@code steal} of {@code /proc/stat}), in clock ticks
  */
-record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownTicks, long serverTicks) {
+record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownTicks, long serverTicks,
+		long stealTicks) {
 
 	/**
 	 * {@code USER_HZ}: the unit of {@code /proc} CPU times on every Linux architecture
@@ -66,9 +69,12 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 		long busy = -1;
 		long own = -1;
 		long servers = -1;
+		long steal = -1;
 		try {
 			load = Double.parseDouble(Files.readString(PROC.resolve("loadavg")).split(" ")[0]);
-			busy = machineBusyTicks(Files.readAllLines(PROC.resolve("stat")).get(0));
+			String cpuLine = Files.readAllLines(PROC.resolve("stat")).get(0);
+			busy = machineBusyTicks(cpuLine);
+			steal = Long.parseLong(cpuLine.trim().split("\\s+")[8]);
 			own = processTicks(PROC.resolve("self"));
 			long parent = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
 			if (parent > 1) {
@@ -80,7 +86,7 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 			// not Linux, or a process vanished between listing and reading: the figures
 			// stay unknown
 		}
-		return new MachineLoad(wall, load, busy, own, servers);
+		return new MachineLoad(wall, load, busy, own, servers, steal);
 	}
 
 	/**
@@ -97,6 +103,33 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 				- (this.serverTicks - earlier.serverTicks);
 		double seconds = (this.wallNanos - earlier.wallNanos) / 1e9;
 		return Math.max(0, others / TICKS_PER_SECOND / seconds);
+	}
+
+	/**
+	 * Average number of cores the hypervisor gave to something else while they had work
+	 * here, since an earlier snapshot.
+	 * @param earlier the snapshot at the start of the span
+	 * @return cores, or {@code NaN} if unknown
+	 */
+	double stealCores(MachineLoad earlier) {
+		return perSecond(this.stealTicks, earlier.stealTicks, earlier);
+	}
+
+	/**
+	 * Average number of cores the Redis and PostgreSQL servers kept busy since an earlier
+	 * snapshot.
+	 * @param earlier the snapshot at the start of the span
+	 * @return cores, or {@code NaN} if unknown
+	 */
+	double serverCores(MachineLoad earlier) {
+		return perSecond(this.serverTicks, earlier.serverTicks, earlier);
+	}
+
+	private double perSecond(long ticks, long earlierTicks, MachineLoad earlier) {
+		if (ticks < 0 || earlierTicks < 0 || this.wallNanos == earlier.wallNanos) {
+			return Double.NaN;
+		}
+		return (ticks - earlierTicks) / TICKS_PER_SECOND / ((this.wallNanos - earlier.wallNanos) / 1e9);
 	}
 
 	/**
