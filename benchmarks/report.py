@@ -77,22 +77,18 @@ def noisy_threshold():
     return float(os.environ.get("BENCH_NOISY_LOAD") or 0.5)
 
 
-def secondary(entry, name):
-    """Per-iteration values (measurement iterations, all forks) of a secondary result, or []."""
-    for key, metric in (entry.get("secondaryMetrics") or {}).items():
-        if key.lstrip("·") == name:
-            values = [number(v) for fork in metric.get("rawData", []) for v in fork]
-            return [v for v in values if v is not None]
-    return []
-
-
 def secondary_by_fork(entry, name):
-    """Per-fork lists of a secondary result's measurement iterations (empty lists left out)."""
+    """Per-fork lists of a secondary result's measurement iterations, numbers only (forks without any left out)."""
     for key, metric in (entry.get("secondaryMetrics") or {}).items():
         if key.lstrip("·") == name:
             forks = [[number(v) for v in fork] for fork in metric.get("rawData", [])]
             return [[v for v in fork if v is not None] for fork in forks if any(v is not None for v in fork)]
     return []
+
+
+def secondary(entry, name):
+    """Per-iteration values (measurement iterations, all forks) of a secondary result, or []."""
+    return [v for fork in secondary_by_fork(entry, name) for v in fork]
 
 
 def median(values):

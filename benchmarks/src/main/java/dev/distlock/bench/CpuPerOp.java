@@ -84,9 +84,7 @@ public final class CpuPerOp implements InternalProfiler {
 		long ops = result.getMetadata().getAllOps();
 		double seconds = (machine.wallNanos() - this.machineAtStart.wallNanos()) / 1e9;
 		double perOp = (ops > 0) ? 1.0 / ops : Double.NaN;
-		return List.of(
-				new ScalarResult("cpu.us.per.op", (ops > 0) ? cpu / 1e3 / ops : Double.NaN, "us/op",
-						AggregationPolicy.AVG),
+		return List.of(new ScalarResult("cpu.us.per.op", cpu / 1e3 * perOp, "us/op", AggregationPolicy.AVG),
 				new ScalarResult("cpu.cores", cpu / 1e9 / seconds, "cores", AggregationPolicy.AVG),
 				new ScalarResult("load.before", this.machineAtStart.loadAverage(), "load", AggregationPolicy.AVG),
 				new ScalarResult("load.after", machine.loadAverage(), "load", AggregationPolicy.AVG),

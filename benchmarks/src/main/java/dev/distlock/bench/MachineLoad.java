@@ -72,9 +72,9 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 		long steal = -1;
 		try {
 			load = Double.parseDouble(Files.readString(PROC.resolve("loadavg")).split(" ")[0]);
-			String cpuLine = Files.readAllLines(PROC.resolve("stat")).get(0);
-			busy = machineBusyTicks(cpuLine);
-			steal = Long.parseLong(cpuLine.trim().split("\\s+")[8]);
+			String[] cpu = Files.readAllLines(PROC.resolve("stat")).get(0).trim().split("\\s+");
+			busy = machineBusyTicks(cpu);
+			steal = Long.parseLong(cpu[8]);
 			own = processTicks(PROC.resolve("self"));
 			long parent = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
 			if (parent > 1) {
@@ -136,8 +136,7 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 	 * user + nice + system + irq + softirq + steal of the {@code cpu} line (guest time is
 	 * inside user).
 	 */
-	private static long machineBusyTicks(String cpuLine) {
-		String[] f = cpuLine.trim().split("\\s+");
+	private static long machineBusyTicks(String[] f) {
 		long busy = 0;
 		for (int i : new int[] { 1, 2, 3, 6, 7, 8 }) {
 			if (i < f.length) {
