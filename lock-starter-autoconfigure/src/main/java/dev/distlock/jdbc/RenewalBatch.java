@@ -24,16 +24,18 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * (PostgreSQL), the whole batch is that one statement, its locks bound as arrays, and the
  * rows it returns are the leases renewed: the database plans and executes one statement
  * instead of one per lease, which at 100,000 held leases is what keeps the renewals of a
- * period within the period. Otherwise it is the dialect's {@code renew} statement
- * (owner-checked, one row each) bound once per lock into one JDBC batch on one
- * connection, in one transaction. pgjdbc and MariaDB Connector/J pipeline a batch (all
- * statements written, then the replies read), so a batch costs one round trip (pgjdbc
- * splits batches of more than ~250 statements into a few); each statement's update count
- * says whether its lock was renewed. A broken connection is replaced, as for single
- * renewals, since renewing is idempotent; the whole batch, retries included, ends by one
- * call deadline. Each lease stands or falls on its own answer: when the database refuses
- * one statement (which rolls the batch's transaction back), the leases are renewed one by
- * one, so only the refused one fails.
+ * period within the period. Its plan is held to joins of at most a batch's rows, so a
+ * table whose statistics are stale (emptied, vacuumed, refilled) renews as fast.
+ * Otherwise it is the dialect's {@code renew} statement (owner-checked, one row each)
+ * bound once per lock into one JDBC batch on one connection, in one transaction. pgjdbc
+ * and MariaDB Connector/J pipeline a batch (all statements written, then the replies
+ * read), so a batch costs one round trip (pgjdbc splits batches of more than ~250
+ * statements into a few); each statement's update count says whether its lock was
+ * renewed. A broken connection is replaced, as for single renewals, since renewing is
+ * idempotent; the whole batch, retries included, ends by one call deadline. Each lease
+ * stands or falls on its own answer: when the database refuses one statement (which rolls
+ * the batch's transaction back), the leases are renewed one by one, so only the refused
+ * one fails.
  */
 final class RenewalBatch {
 
@@ -41,6 +43,11 @@ final class RenewalBatch {
 
 	/** Connections a batch tries when they turn out to be dead. */
 	private static final int CONNECTION_ATTEMPTS = 3;
+
+	/**
+	 * The column of {@code renew-many}'s result: a renewed lease's place in the batch.
+	 */
+	private static final String PLACE = "place";
 
 	private final BoundedConnections connections;
 
@@ -68,9 +75,10 @@ final class RenewalBatch {
 		this.connections = connections;
 		this.renew = renew.get(0);
 		LockStatements.Operation many = statements.find("renew-many");
-		this.renewMany = (many != null) ? many.statements().get(0) : null;
+		// the planner settings and the statement, in one round trip
+		this.renewMany = (many != null) ? many.joined() : null;
 		LockStatements.Operation sequenced = statements.find("renew-many-sequenced");
-		this.renewManySequenced = (sequenced != null) ? sequenced.statements().get(0) : null;
+		this.renewManySequenced = (sequenced != null) ? sequenced.joined() : null;
 		this.failures = failures;
 		this.tableName = tableName;
 	}
@@ -205,9 +213,12 @@ final class RenewalBatch {
 	 * Renews the batch with the one statement that takes its locks as arrays; a lease is
 	 * renewed if the statement returned its place in the arrays. When every owner token
 	 * of the batch is one prefix and a sequence number, as the tokens of one process are,
-	 * the sequenced statement takes the prefix once and the numbers as an array. One
-	 * statement is atomic on its own: on a connection in autocommit mode it runs without
-	 * a transaction around it, which would cost a round trip for the commit.
+	 * the sequenced statement takes the prefix once and the numbers as an array. The
+	 * statement comes after the planner settings that keep its plan independent of the
+	 * table's statistics (see {@code operations-postgresql.sql}), both in one round trip
+	 * and one implicit transaction. That is atomic on its own: on a connection in
+	 * autocommit mode it runs without a transaction around it, which would cost a round
+	 * trip for the commit.
 	 */
 	private static boolean[] renewInOneStatement(Connection connection, Statement renewMany,
 			@Nullable Statement renewManySequenced, List<JdbcHeldLock> locks, long leaseMicros) throws SQLException {
@@ -253,10 +264,19 @@ final class RenewalBatch {
 		boolean[] renewed = new boolean[size];
 		try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
 			statement.bind(prepared, parameters);
-			try (ResultSet rows = prepared.executeQuery()) {
-				while (rows.next()) {
-					renewed[(int) rows.getLong(1) - 1] = true;
+			// the planner settings' row first, then the places of the leases renewed
+			boolean isResultSet = prepared.execute();
+			while (isResultSet || prepared.getUpdateCount() != -1) {
+				if (isResultSet) {
+					try (ResultSet rows = prepared.getResultSet()) {
+						if (PLACE.equalsIgnoreCase(rows.getMetaData().getColumnLabel(1))) {
+							while (rows.next()) {
+								renewed[(int) rows.getLong(1) - 1] = true;
+							}
+						}
+					}
 				}
+				isResultSet = prepared.getMoreResults();
 			}
 		}
 		return renewed;

@@ -214,8 +214,7 @@ class JdbcBatchRenewalTests {
 				assertThat(renewed[i].isRenewed()).as("%s renewed: %s", prefix + i, renewed[i])
 					.isEqualTo(i != released);
 			}
-			assertThat(executed).as("what the renewal of %d leases executed", held.size())
-				.containsExactly("executeQuery");
+			assertThat(executed).as("what the renewal of %d leases executed", held.size()).containsExactly("execute");
 		}
 		finally {
 			holder.close();
@@ -266,7 +265,7 @@ class JdbcBatchRenewalTests {
 			for (int i = 0; i < renewed.length; i++) {
 				assertThat(renewed[i].isRenewed()).as("%s renewed: %s", batch.get(i), renewed[i]).isEqualTo(i != moved);
 			}
-			assertThat(executed).as("what the renewal executed").containsExactly("executeQuery");
+			assertThat(executed).as("what the renewal executed").containsExactly("execute");
 			assertThat(connectionCalls).as("what the renewal prepared and committed")
 				.singleElement(STRING)
 				.startsWith("prepareStatement ")
@@ -274,6 +273,64 @@ class JdbcBatchRenewalTests {
 		}
 		finally {
 			holder.close();
+		}
+	}
+
+	/**
+	 * A batch's renewal does not depend on the table's statistics. A lock table that was
+	 * emptied and vacuumed keeps its pages with an estimate of no rows until the next
+	 * {@code ANALYZE}; refilled meanwhile (a service that takes many locks at once), a
+	 * join planned on that estimate rescans the batch once per row of the table, and the
+	 * batch's statement outlasts the call timeout, so every lease of the batch fails to
+	 * renew (found in the held-lease benchmark: 1,000 leases against 100,000 rows took 13
+	 * s). The pool's connections run generic plans from the start, as a pooled connection
+	 * does after five executions of the statement.
+	 */
+	@Test
+	void onPostgresqlABatchIsRenewedWithinTheCallTimeoutOnATableWhoseStatisticsSayItIsEmpty() throws Exception {
+		try (JdbcTestDatabase database = JdbcTestDatabase
+			.postgres((config) -> config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan"))) {
+			String table = database.tableName();
+			JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+			jdbc.execute("ALTER TABLE " + table + " SET (vacuum_truncate = false, autovacuum_enabled = false)");
+			String fill = "INSERT INTO " + table + " (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence) "
+					+ "SELECT ? || g, 'M', 0, 'filler', 'X', now() + INTERVAL '1 hour', 0 FROM generate_series(1, ?) g";
+			jdbc.update(fill, "gone-", 20_000);
+			jdbc.update("DELETE FROM " + table);
+			jdbc.execute("VACUUM " + table);
+			assertThat(jdbc.queryForMap("SELECT relpages, reltuples FROM pg_class WHERE relname = ?", table))
+				.as("the table's statistics: pages kept, no rows")
+				.satisfies((stats) -> assertThat(((Number) stats.get("relpages")).longValue()).isPositive())
+				.satisfies((stats) -> assertThat(((Number) stats.get("reltuples")).doubleValue()).isZero());
+			jdbc.update(fill, "held-elsewhere-", 60_000);
+			JdbcLockProvider holder = database.provider().cleanupInterval(Duration.ZERO).build();
+			try {
+				String prefix = "batch-stale-" + UUID.randomUUID() + "-";
+				List<JdbcHeldLock> held = new ArrayList<>();
+				for (int i = 0; i < 1000; i++) {
+					AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(attempt(prefix + i, LockType.MUTEX));
+					assertThat(acquired.isAcquired()).as("%s acquired", prefix + i).isTrue();
+					held.add(acquired.lock());
+				}
+				int released = 5;
+				holder.release(held.get(released));
+
+				RenewalOutcome[] renewed = holder.renewAll(held, Duration.ofMinutes(10));
+
+				for (int i = 0; i < renewed.length; i++) {
+					assertThat(renewed[i].isRenewed()).as("%s renewed: %s", prefix + i, renewed[i])
+						.isEqualTo(i != released);
+				}
+				assertThat(jdbc.queryForObject(
+						"SELECT COUNT(*) FROM " + table
+								+ " WHERE lock_key LIKE ? AND lease_until > now() + INTERVAL '5 minutes'",
+						Long.class, prefix + "%"))
+					.as("leases the batch extended")
+					.isEqualTo(held.size() - 1);
+			}
+			finally {
+				holder.close();
+			}
 		}
 	}
 
