@@ -33,20 +33,22 @@ end
 -- second. Servers before 6.2 refuse SET ... GET; they get GET and SET (two commands).
 -- Why fencing tokens: https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
 local function next_token(fence_key, time, retention_ms)
-	local floor = tonumber(time[1]) * 1000000 + tonumber(time[2])
-	local last = redis.pcall('SET', fence_key, string.format('%.0f', floor), 'PX', retention_ms, 'GET')
+	-- the floor in decimal from TIME's two parts (seconds, then microseconds unpadded): cheaper than formatting a number
+	local floor = time[1] .. string.sub('00000' .. time[2], -6)
+	local last = redis.pcall('SET', fence_key, floor, 'PX', retention_ms, 'GET')
 	if type(last) == 'table' and last.err then
 		last = redis.call('GET', fence_key)
-		floor = math.max(tonumber(last or '0') + 1, floor)
-		redis.call('SET', fence_key, string.format('%.0f', floor), 'PX', retention_ms)
-		return floor
+		local token = math.max(tonumber(last or '0') + 1, tonumber(floor))
+		redis.call('SET', fence_key, string.format('%.0f', token), 'PX', retention_ms)
+		return token
 	end
-	if last and tonumber(last) >= floor then
+	-- tokens are decimal without leading zeros: the longer is the larger, and of one length the later in order
+	if last and (#last > #floor or (#last == #floor and last >= floor)) then
 		local token = tonumber(last) + 1
 		redis.call('SET', fence_key, string.format('%.0f', token), 'PX', retention_ms)
 		return token
 	end
-	return floor
+	return tonumber(floor)
 end
 
 -- Wakes this JVM's and other processes' waiters of a lock, but only when one is registered (wait-register.lua):

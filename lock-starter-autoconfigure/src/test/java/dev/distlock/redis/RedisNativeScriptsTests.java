@@ -162,6 +162,28 @@ class RedisNativeScriptsTests {
 		assertThat(this.redis.getExpire(fence, TimeUnit.SECONDS)).isBetween(100L, 120L);
 	}
 
+	/**
+	 * The script compares the counter with the clock floor as decimal strings: a counter
+	 * ahead of the clock (a clock that stepped back) goes on from the counter, and one
+	 * behind it, however much shorter, gives way to the floor.
+	 */
+	@Test
+	void aCounterAheadOfTheClockGoesOnAndOneBehindItGivesWayToTheClock() {
+		String fence = RedisLockKeys.of(this.prefix + "ahead", LockType.READ).fence();
+		this.redis.opsForValue().set(fence, "8000000000000000");
+		RedisHeldLock first = granted(this.provider.tryAcquire(attempt("ahead", LockType.READ)));
+		RedisHeldLock second = granted(this.provider.tryAcquire(attempt("ahead", LockType.READ)));
+		assertThat(first.fencingToken()).isEqualTo(8000000000000001L);
+		assertThat(second.fencingToken()).isEqualTo(8000000000000002L);
+
+		String behind = RedisLockKeys.of(this.prefix + "behind", LockType.MUTEX).fence();
+		this.redis.opsForValue().set(behind, "123");
+		long floor = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()) - TimeUnit.MINUTES.toMicros(10);
+		RedisHeldLock held = granted(this.provider.tryAcquire(attempt("behind", LockType.MUTEX)));
+		assertThat(held.fencingToken()).as("the server clock in microseconds").isGreaterThan(floor);
+		assertThat(this.redis.opsForValue().get(behind)).isEqualTo(Long.toString(held.fencingToken()));
+	}
+
 	@Test
 	void scriptsFlushedFromTheServerAreSentAgain() {
 		this.provider.release(granted(this.provider.tryAcquire(attempt("flush", LockType.MUTEX))));
