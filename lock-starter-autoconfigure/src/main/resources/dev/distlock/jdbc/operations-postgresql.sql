@@ -24,8 +24,12 @@
 -- notified nobody would still have queued behind every other one.
 
 -- name: bound
--- Bounds every lock wait of this transaction by the attempt's remaining wait (milliseconds, as text).
-SELECT set_config('lock_timeout', :lockTimeout, true);
+-- Bounds every lock wait of this transaction by the attempt's remaining wait (milliseconds, as text), and plans its
+-- statements without sequential scans: each looks up one lock by the primary key. A pooled connection keeps the
+-- generic plan it made after five executions until the table is analyzed again; made while the table was a few
+-- pages, that plan scanned the whole table on every call once it had grown (100,000 keys: 2.8 ms of server CPU per
+-- lock cycle instead of 0.2).
+SELECT set_config('lock_timeout', :lockTimeout, true), set_config('enable_seqscan', 'off', true);
 
 -- name: lock-head
 INSERT INTO distlock_lock (lock_key, lock_kind, slot, lease_until, fence)
@@ -195,7 +199,7 @@ RETURNING r.place;
 -- A release commits without waiting for its WAL flush (synchronous_commit off, for this transaction only): one
 -- disk flush per lock cycle instead of two. A release lost in a database crash leaves the lock held until its lease
 -- ends, never the reverse: the commit of an acquire that saw the release flushes the release with it.
-SELECT set_config('synchronous_commit', 'off', true);
+SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true);
 WITH released AS (
 	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
 	WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND owner = :owner
@@ -207,7 +211,7 @@ SELECT pg_notify(:channel, :payload) FROM released WHERE waiters > 0 AND waiters
 -- name: release-member
 -- A reader or permit holder (its own row). Locking the head row (FOR SHARE: releases do not exclude each other)
 -- orders this release with registrations, as the head row's UPDATE does for the holder of the head row.
-SELECT set_config('synchronous_commit', 'off', true);
+SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true);
 WITH released AS (
 	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
 	WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND slot <> 0 AND owner = :owner
