@@ -149,12 +149,7 @@ class JdbcBatchRenewalTests {
 		String prefix = "batch-fail-" + UUID.randomUUID() + "-";
 		String function = "dl_refuse_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
 		try {
-			List<JdbcHeldLock> held = new ArrayList<>();
-			for (int i = 0; i < 10; i++) {
-				AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(attempt(prefix + i, LockType.MUTEX));
-				assertThat(acquired.isAcquired()).as("%s acquired", prefix + i).isTrue();
-				held.add(acquired.lock());
-			}
+			List<JdbcHeldLock> held = mutexes(holder, prefix, 10);
 			int refused = 4;
 			jdbc.execute("CREATE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
 					+ "RAISE EXCEPTION 'renewal refused for this test'; END $$");
@@ -288,30 +283,22 @@ class JdbcBatchRenewalTests {
 	 */
 	@Test
 	void onPostgresqlABatchIsRenewedWithinTheCallTimeoutOnATableWhoseStatisticsSayItIsEmpty() throws Exception {
-		try (JdbcTestDatabase database = JdbcTestDatabase
-			.postgres((config) -> config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan"))) {
+		try (JdbcTestDatabase database = JdbcTestDatabase.postgresPlanningGenerically()) {
 			String table = database.tableName();
 			JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-			jdbc.execute("ALTER TABLE " + table + " SET (vacuum_truncate = false, autovacuum_enabled = false)");
-			String fill = "INSERT INTO " + table + " (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence) "
-					+ "SELECT ? || g, 'M', 0, 'filler', 'X', now() + INTERVAL '1 hour', 0 FROM generate_series(1, ?) g";
-			jdbc.update(fill, "gone-", 20_000);
+			jdbc.execute("ALTER TABLE " + table + " SET (vacuum_truncate = false)");
+			database.insertHeldRows("gone-", 20_000);
 			jdbc.update("DELETE FROM " + table);
 			jdbc.execute("VACUUM " + table);
 			assertThat(jdbc.queryForMap("SELECT relpages, reltuples FROM pg_class WHERE relname = ?", table))
 				.as("the table's statistics: pages kept, no rows")
 				.satisfies((stats) -> assertThat(((Number) stats.get("relpages")).longValue()).isPositive())
 				.satisfies((stats) -> assertThat(((Number) stats.get("reltuples")).doubleValue()).isZero());
-			jdbc.update(fill, "held-elsewhere-", 60_000);
+			database.insertHeldRows("held-elsewhere-", 60_000);
 			JdbcLockProvider holder = database.provider().cleanupInterval(Duration.ZERO).build();
 			try {
 				String prefix = "batch-stale-" + UUID.randomUUID() + "-";
-				List<JdbcHeldLock> held = new ArrayList<>();
-				for (int i = 0; i < 1000; i++) {
-					AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(attempt(prefix + i, LockType.MUTEX));
-					assertThat(acquired.isAcquired()).as("%s acquired", prefix + i).isTrue();
-					held.add(acquired.lock());
-				}
+				List<JdbcHeldLock> held = mutexes(holder, prefix, 1000);
 				int released = 5;
 				holder.release(held.get(released));
 
@@ -385,6 +372,17 @@ class JdbcBatchRenewalTests {
 		catch (InvocationTargetException ex) {
 			throw ex.getCause();
 		}
+	}
+
+	/** Takes MUTEX locks {@code prefix + 0} to {@code prefix + (count - 1)}. */
+	private static List<JdbcHeldLock> mutexes(JdbcLockProvider holder, String prefix, int count) {
+		List<JdbcHeldLock> held = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			AttemptOutcome<JdbcHeldLock> acquired = holder.tryAcquire(attempt(prefix + i, LockType.MUTEX));
+			assertThat(acquired.isAcquired()).as("%s acquired", prefix + i).isTrue();
+			held.add(acquired.lock());
+		}
+		return held;
 	}
 
 	private static LockAttempt attempt(String key, LockType type) {

@@ -41,6 +41,26 @@ final class JdbcTestDatabase implements AutoCloseable {
 		return create(server.url(), server.username(), server.password(), customizer);
 	}
 
+	/**
+	 * A PostgreSQL lock table whose statistics change only when a test vacuums or
+	 * analyzes it (autovacuum off for the table), on connections that plan generically
+	 * from the first execution, as a pooled connection does after five executions of a
+	 * statement: for tests of plans made on statistics that no longer fit the table.
+	 */
+	static JdbcTestDatabase postgresPlanningGenerically() throws SQLException {
+		JdbcTestDatabase database = postgres(
+				(config) -> config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan"));
+		try (Connection connection = database.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.execute("ALTER TABLE " + database.tableName + " SET (autovacuum_enabled = false)");
+		}
+		catch (SQLException ex) {
+			database.close();
+			throw ex;
+		}
+		return database;
+	}
+
 	static JdbcTestDatabase mariadb() {
 		return mariadb((config) -> {
 		});
@@ -119,6 +139,21 @@ final class JdbcTestDatabase implements AutoCloseable {
 				expire.setString(3, kind);
 				expire.executeUpdate();
 			}
+		}
+	}
+
+	/**
+	 * Inserts the head rows of other locks, {@code prefix + 1} to {@code prefix + count},
+	 * each held for an hour, in one statement (PostgreSQL).
+	 */
+	void insertHeldRows(String prefix, int count) throws SQLException {
+		try (Connection connection = this.dataSource.getConnection();
+				PreparedStatement insert = connection.prepareStatement("INSERT INTO " + this.tableName
+						+ " (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence) SELECT ? || g, 'M', 0, "
+						+ "'filler', 'X', now() + INTERVAL '1 hour', 0 FROM generate_series(1, ?) g")) {
+			insert.setString(1, prefix);
+			insert.setInt(2, count);
+			insert.executeUpdate();
 		}
 	}
 

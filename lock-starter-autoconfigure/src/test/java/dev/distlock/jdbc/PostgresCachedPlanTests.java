@@ -29,11 +29,9 @@ class PostgresCachedPlanTests {
 
 	@Test
 	void lockCyclesOnATableThatGrewAfterItsPlansWereMadeDoNotScanIt() throws Exception {
-		try (JdbcTestDatabase database = JdbcTestDatabase
-			.postgres((config) -> config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan"))) {
+		try (JdbcTestDatabase database = JdbcTestDatabase.postgresPlanningGenerically()) {
 			String table = database.tableName();
 			JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-			jdbc.execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
 			JdbcLockProvider provider = database.provider().cleanupInterval(Duration.ZERO).build();
 			try {
 				String prefix = "plan-" + UUID.randomUUID() + "-";
@@ -42,9 +40,7 @@ class PostgresCachedPlanTests {
 				// them
 				jdbc.execute("ANALYZE " + table);
 				cycles(provider, prefix + "planned-", 20);
-				jdbc.update("INSERT INTO " + table
-						+ " (lock_key, lock_kind, slot, owner, hold_mode, lease_until, fence) SELECT 'filler-' || g, "
-						+ "'M', 0, 'filler', 'X', now() + INTERVAL '1 hour', 0 FROM generate_series(1, 50000) g");
+				database.insertHeldRows("filler-", 50_000);
 				// a backend reports its counts when idle, within about ten seconds: wait
 				// for
 				// the 40 cycles and the filler rows before, and for the cycles measured
