@@ -29,6 +29,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.server.DataNode;
 import org.apache.zookeeper.server.EphemeralType;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -473,16 +474,22 @@ class ZooKeeperLockProviderTests {
 		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
 		Lease held = a
 			.acquire(LockRequest.builder("kept").holdAtLeast(Duration.ofMinutes(1)).waitTime(Duration.ZERO).build());
+		// a lease still held in the same process: its loss shows when the doubt passed
+		Lease witness = a.acquire(tryOnce("witness", LockType.MUTEX));
+		CountDownLatch doubtPassed = new CountDownLatch(1);
+		witness.onLost(doubtPassed::countDown);
 		// released at once: the node stays for the rest of the hold
 		held.release();
-		assertThat(lockNodes()).as("the kept node").hasSize(1);
-		// the doubt ends a session timeout (10 s) after the last answered request, here
-		// about 4.5 s after the stop;
-		// the restart comes before Curator gives the session up (10 s after the stop)
-		Thread.sleep(5000);
+		assertThat(lockNodes()).as("the kept node and the witness").hasSize(2);
+		// the doubt ends a session timeout (10 s) after the last answered request, but
+		// no earlier than a third of it after the stop: idle until both come about 3 s
+		// after the stop, so that the restart comes well before Curator gives the
+		// session up (a session timeout after the stop) even on a slow machine
+		Thread.sleep(6500);
 		server.stop();
 		try {
-			Thread.sleep(7000);
+			assertThat(doubtPassed.await(15, TimeUnit.SECONDS)).as("the witness reported lost while disconnected")
+				.isTrue();
 		}
 		finally {
 			server.restart();
@@ -493,7 +500,11 @@ class ZooKeeperLockProviderTests {
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId())
 			.as("the session survived the suspension")
 			.isEqualTo(session);
-		assertThat(lockNodes()).as("the kept node is still there").hasSize(1);
+		// the witness's node goes in the background once reconnected; the kept one stays
+		awaitNodes(1);
+		assertThat(lockNodes()).as("the kept node is still there")
+			.singleElement(InstanceOfAssertFactories.STRING)
+			.startsWith(new LockNodePaths(this.basePath).lockPath("kept", LockType.MUTEX) + "/");
 	}
 
 	@Test
