@@ -94,8 +94,14 @@ final class LockTableSweeper implements AutoCloseable {
 		this.lane = lane;
 		this.connections = connections;
 		this.failures = failures;
-		this.select = statements.get("sweep-select").statements().get(0);
-		this.delete = statements.get("sweep-delete").statements().get(0);
+		// with the settings of the batch's transaction, if the dialect has any, in one
+		// round trip
+		this.select = statements.get("sweep-select").joined();
+		List<Statement> delete = statements.get("sweep-delete").statements();
+		if (delete.size() != 1) {
+			throw new IllegalStateException("sweep-delete must be one statement to be batched, not " + delete.size());
+		}
+		this.delete = delete.get(0);
 		this.tableName = tableName;
 		this.interval = interval;
 		this.batchSize = batchSize;
@@ -270,12 +276,22 @@ final class LockTableSweeper implements AutoCloseable {
 				Map<String, Object> values = new HashMap<>(after);
 				values.put("batch", this.batchSize);
 				this.select.bind(select, values);
-				try (ResultSet result = select.executeQuery()) {
-					while (result.next()) {
-						// as read: MariaDB's binary keys go back as the same bytes
-						rows.add(Map.of("key", result.getObject(1), "kind", result.getObject(2), "slot",
-								result.getObject(3)));
+				// the settings' row first where there are any, then the batch
+				boolean isResultSet = select.execute();
+				while (isResultSet || select.getUpdateCount() != -1) {
+					if (isResultSet) {
+						try (ResultSet result = select.getResultSet()) {
+							if (result.getMetaData().getColumnCount() == 3) {
+								while (result.next()) {
+									// as read: MariaDB's binary keys go back as the same
+									// bytes
+									rows.add(Map.of("key", result.getObject(1), "kind", result.getObject(2), "slot",
+											result.getObject(3)));
+								}
+							}
+						}
 					}
+					isResultSet = select.getMoreResults();
 				}
 			}
 			if (rows.isEmpty()) {

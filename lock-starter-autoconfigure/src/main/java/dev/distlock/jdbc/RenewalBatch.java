@@ -51,7 +51,11 @@ final class RenewalBatch {
 
 	private final BoundedConnections connections;
 
-	private final Statement renew;
+	/**
+	 * The statement a JDBC batch repeats once per lease, where the dialect has no
+	 * {@code renew-many}.
+	 */
+	private final @Nullable Statement renew;
 
 	private final @Nullable Statement renewMany;
 
@@ -68,13 +72,18 @@ final class RenewalBatch {
 	private volatile boolean batched = true;
 
 	RenewalBatch(BoundedConnections connections, LockStatements statements, SqlFailures failures, String tableName) {
-		List<Statement> renew = statements.get("renew").statements();
-		if (renew.size() != 1) {
-			throw new IllegalStateException("renew must be one statement to be batched, not " + renew.size());
-		}
 		this.connections = connections;
-		this.renew = renew.get(0);
 		LockStatements.Operation many = statements.find("renew-many");
+		if (many == null) {
+			List<Statement> renew = statements.get("renew").statements();
+			if (renew.size() != 1) {
+				throw new IllegalStateException("renew must be one statement to be batched, not " + renew.size());
+			}
+			this.renew = renew.get(0);
+		}
+		else {
+			this.renew = null;
+		}
 		// the planner settings and the statement, in one round trip
 		this.renewMany = (many != null) ? many.joined() : null;
 		LockStatements.Operation sequenced = statements.find("renew-many-sequenced");
@@ -180,13 +189,14 @@ final class RenewalBatch {
 			if (this.renewMany != null) {
 				return renewInOneStatement(connection, this.renewMany, this.renewManySequenced, locks, leaseMicros);
 			}
+			Statement renew = java.util.Objects.requireNonNull(this.renew, "renew");
 			int[] counts = LockStatementRunner.transaction(connection, () -> {
-				try (PreparedStatement prepared = connection.prepareStatement(this.renew.sql())) {
+				try (PreparedStatement prepared = connection.prepareStatement(renew.sql())) {
 					for (JdbcHeldLock held : locks) {
 						Map<String, Object> parameters = held.target().parameters(held.owner());
 						parameters.put("slot", held.slot());
 						parameters.put("lease", leaseMicros);
-						this.renew.bind(prepared, parameters);
+						renew.bind(prepared, parameters);
 						prepared.addBatch();
 					}
 					return prepared.executeBatch();

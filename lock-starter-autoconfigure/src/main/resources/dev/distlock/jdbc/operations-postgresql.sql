@@ -149,6 +149,8 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot <> 0 AND owner = :owner
 @result
 
 -- name: renew
+-- Planned without sequential scans, as the acquires are (see bound), for the same reason.
+SELECT set_config('enable_seqscan', 'off', true);
 UPDATE distlock_lock SET lease_until = now() + :lease * INTERVAL '1 microsecond'
 WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner AND lease_until > now();
 
@@ -240,7 +242,9 @@ UPDATE distlock_lock SET waiters = waiters - 1
 WHERE lock_key = :key AND lock_kind = :kind AND slot = 0 AND waiters > 0 AND waiters_until > now();
 
 -- name: abandon
--- Everything an attempt may hold or have queued: the head if it took it, a holder row, a ticket.
+-- Everything an attempt may hold or have queued: the head if it took it, a holder row, a ticket. Planned without
+-- sequential scans (see bound).
+SELECT set_config('enable_seqscan', 'off', true);
 WITH abandoned AS (
 	UPDATE distlock_lock SET lease_until = TIMESTAMP WITH TIME ZONE 'epoch'
 	WHERE lock_key = :key AND lock_kind = :kind AND owner = :owner
@@ -265,6 +269,10 @@ SELECT last_value FROM distlock_lock_fence WHERE 1 = 0;
 -- starts after the previous batch's last row in primary-key order (:afterKey, :afterKind, :afterSlot; before every
 -- row for the first batch), so a run walks the primary key once: from the table's start every batch would scan the
 -- held rows again, and deleting many rows beside many held ones would take time in the square of the table's size.
+-- The batch's transaction runs without sequential scans (see bound), its deletes included: a plan that scans the table
+-- for one batch, or for each row a batch deletes, kept by a pooled connection while the table grows, would make a run
+-- take time in the square of the table's size again.
+SELECT set_config('enable_seqscan', 'off', true);
 SELECT lock_key, lock_kind, slot FROM distlock_lock
 WHERE (lock_key, lock_kind, slot) > (CAST(:afterKey AS VARCHAR), CAST(:afterKind AS VARCHAR), CAST(:afterSlot AS BIGINT))
 	AND lease_until <= now() AND (waiters = 0 OR waiters_until IS NULL OR waiters_until <= now())
@@ -274,7 +282,7 @@ LIMIT :batch FOR UPDATE SKIP LOCKED;
 -- name: sweep-delete
 -- A head row stays while readers or permit holders hold rows of its lock (their releases look for it to find the
 -- registered waiters). Checked here, for one lock, rather than in sweep-select: there PostgreSQL hashes the whole
--- table's live rows for the check, once per batch.
+-- table's live rows for the check, once per batch. Runs in sweep-select's transaction, with its planner setting.
 DELETE FROM distlock_lock
 WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot
 	AND (slot <> 0 OR NOT EXISTS (SELECT 1 FROM distlock_lock m

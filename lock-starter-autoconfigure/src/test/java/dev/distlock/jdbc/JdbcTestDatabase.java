@@ -48,8 +48,19 @@ final class JdbcTestDatabase implements AutoCloseable {
 	 * statement: for tests of plans made on statistics that no longer fit the table.
 	 */
 	static JdbcTestDatabase postgresPlanningGenerically() throws SQLException {
-		JdbcTestDatabase database = postgres(
-				(config) -> config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan"));
+		return postgresPlanningGenerically((config) -> {
+		});
+	}
+
+	/**
+	 * {@link #postgresPlanningGenerically()} with more pool settings.
+	 * @param customizer applied after the planning setting
+	 */
+	static JdbcTestDatabase postgresPlanningGenerically(Consumer<HikariConfig> customizer) throws SQLException {
+		JdbcTestDatabase database = postgres((config) -> {
+			config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan");
+			customizer.accept(config);
+		});
 		try (Connection connection = database.dataSource.getConnection();
 				Statement statement = connection.createStatement()) {
 			statement.execute("ALTER TABLE " + database.tableName + " SET (autovacuum_enabled = false)");
