@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.spi.RenewalOutcome;
 import dev.distlock.jdbc.LockStatements.Statement;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
@@ -137,7 +139,10 @@ final class RenewalBatch {
 				this.batched = false;
 			}
 			catch (DataAccessException ex) {
-				if (ex instanceof CannotGetJdbcConnectionException || SqlFailures.isBrokenConnection(ex)) {
+				// a batch without an answer in the call's time fails as a whole: no time
+				// is left to renew its leases one by one
+				if (ex instanceof CannotGetJdbcConnectionException || ex instanceof QueryTimeoutException
+						|| SqlFailures.isBrokenConnection(ex)) {
 					java.util.Arrays.fill(outcomes, RenewalOutcome.failed(ex));
 					return outcomes;
 				}
@@ -187,7 +192,12 @@ final class RenewalBatch {
 				: this.connections.open(deadlineNanos, task)) {
 			Connection connection = bounded.connection();
 			if (this.renewMany != null) {
-				return renewInOneStatement(connection, this.renewMany, this.renewManySequenced, locks, leaseMicros);
+				// the statement's bound: the call's time left (the call timeout from when
+				// the connection came, in the background)
+				long until = background ? this.connections.deadline() : deadlineNanos;
+				long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime() + 999_999));
+				return renewInOneStatement(connection, this.renewMany, this.renewManySequenced, locks, leaseMicros,
+						millis);
 			}
 			Statement renew = java.util.Objects.requireNonNull(this.renew, "renew");
 			int[] counts = LockStatementRunner.transaction(connection, () -> {
@@ -231,7 +241,8 @@ final class RenewalBatch {
 	 * trip for the commit.
 	 */
 	private static boolean[] renewInOneStatement(Connection connection, Statement renewMany,
-			@Nullable Statement renewManySequenced, List<JdbcHeldLock> locks, long leaseMicros) throws SQLException {
+			@Nullable Statement renewManySequenced, List<JdbcHeldLock> locks, long leaseMicros, long timeoutMillis)
+			throws SQLException {
 		int size = locks.size();
 		String[] keys = new String[size];
 		String[] kinds = new String[size];
@@ -244,6 +255,7 @@ final class RenewalBatch {
 		}
 		Map<String, Object> parameters = new HashMap<>();
 		parameters.put("lease", leaseMicros);
+		parameters.put("statementTimeout", Long.toString(timeoutMillis));
 		parameters.put("keys", connection.createArrayOf("varchar", keys));
 		parameters.put("kinds", connection.createArrayOf("varchar", kinds));
 		parameters.put("slots", connection.createArrayOf("bigint", slots));

@@ -3,8 +3,9 @@
 -- Format: "-- name: x" starts section x; a line "@y" includes section y; statements end with ";" at the end of a
 -- line; lines starting with "--" are comments. distlock_lock stands for the configured table name. Everything else
 -- is bound: :key, :kind, :owner, :slot, :permits, :channel, :payload, :lease / :wait / :waitLeft in microseconds,
--- :lockTimeout, the attempt's remaining wait in milliseconds, and :leave, 1 when the attempt's waiter is registered
--- for release notifications (a grant then also leaves the registry), else 0.
+-- :lockTimeout, the attempt's remaining wait in milliseconds, :statementTimeout, a call's time left in milliseconds
+-- (both as text), and :leave, 1 when the attempt's waiter is registered for release notifications (a grant then also
+-- leaves the registry), else 0.
 --
 -- The statements of one section are sent in one round trip and run in one implicit transaction (the extended
 -- query protocol commits at the final Sync), so now(), the start of that transaction, is the same in all of them.
@@ -165,7 +166,10 @@ WHERE lock_key = :key AND lock_kind = :kind AND slot = :slot AND owner = :owner 
 -- batch's keys (= ANY of the keys, read once from r), and no nested loop joins them to the batch: a hash or merge join
 -- of at most a batch's rows on each side, whatever the statistics say (24 ms there; 14 ms with fresh statistics,
 -- where the nested loop over the index took 22 ms).
-SELECT set_config('enable_nestloop', 'off', true);
+-- It runs for at most the call's time left (:statementTimeout, milliseconds as text): past it the client has given up
+-- on the batch, and a statement still running would keep the rows it already updated locked, so the releases of
+-- those locks would wait behind it, for as long as a row it waits for stays locked.
+SELECT set_config('enable_nestloop', 'off', true), set_config('statement_timeout', :statementTimeout, true);
 WITH r AS (
 	SELECT * FROM unnest(CAST(:keys AS VARCHAR[]), CAST(:kinds AS VARCHAR[]), CAST(:slots AS BIGINT[]),
 		CAST(:owners AS VARCHAR[])) WITH ORDINALITY AS r(lock_key, lock_kind, slot, owner, place)
@@ -181,8 +185,8 @@ RETURNING r.place;
 -- renew-many for owner tokens that share one prefix, as the tokens of one process do (its prefix, then a sequence
 -- number): the prefix comes once and the sequence numbers as a BIGINT array, so a batch sends 8 bytes per owner instead
 -- of its whole token, and the driver encodes no owner string. The token is the prefix and the number in decimal.
--- Planned as renew-many is, whatever the statistics.
-SELECT set_config('enable_nestloop', 'off', true);
+-- Planned and bounded as renew-many is.
+SELECT set_config('enable_nestloop', 'off', true), set_config('statement_timeout', :statementTimeout, true);
 WITH r AS (
 	SELECT * FROM unnest(CAST(:keys AS VARCHAR[]), CAST(:kinds AS VARCHAR[]), CAST(:slots AS BIGINT[]),
 		CAST(:sequences AS BIGINT[])) WITH ORDINALITY AS r(lock_key, lock_kind, slot, sequence, place)

@@ -322,6 +322,55 @@ class JdbcBatchRenewalTests {
 	}
 
 	/**
+	 * A batch that waits for a row another transaction holds gives up on the server when
+	 * its caller does, at the call timeout: a statement still running there would keep
+	 * the rows it already renewed locked, and the releases of those locks would wait
+	 * behind it for as long as the other transaction stays open.
+	 */
+	@Test
+	void onPostgresqlABatchBlockedByAStalledTransactionLetsItsOtherRowsGoAtTheCallTimeout() throws Exception {
+		JdbcTestDatabase database = this.databases.get("postgresql");
+		JdbcLockProvider holder = database.provider()
+			.callTimeout(Duration.ofSeconds(1))
+			.cleanupInterval(Duration.ZERO)
+			.build();
+		JdbcLockProvider other = database.provider().cleanupInterval(Duration.ZERO).build();
+		String prefix = "batch-stalled-" + UUID.randomUUID() + "-";
+		// the stalled row comes last in the key's order and in the batch, so the batch
+		// renews the others before it waits
+		List<JdbcHeldLock> held = mutexes(holder, prefix, 10);
+		try (Connection stalled = database.dataSource().getConnection()) {
+			stalled.setAutoCommit(false);
+			try (PreparedStatement lock = stalled
+				.prepareStatement("SELECT fence FROM " + database.tableName() + " WHERE lock_key = ? FOR UPDATE")) {
+				lock.setString(1, StoredKeys.storedKey(prefix + 9));
+				lock.executeQuery().close();
+			}
+			try {
+				long start = System.nanoTime();
+				RenewalOutcome[] renewed = holder.renewAll(held, Duration.ofMinutes(10));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the batch's time")
+					.isLessThan(Duration.ofSeconds(3));
+				assertThat(renewed).as("outcomes of a batch without an answer in time")
+					.allSatisfy((outcome) -> assertThat(outcome.isRenewed()).isFalse());
+
+				// released while the other transaction still stays open
+				holder.release(held.get(0));
+				AttemptOutcome<JdbcHeldLock> next = other.tryAcquire(attempt(prefix + 0, LockType.MUTEX));
+				assertThat(next.isAcquired()).as("the released lock taken by another owner").isTrue();
+				other.release(next.lock());
+			}
+			finally {
+				stalled.rollback();
+			}
+		}
+		finally {
+			holder.close();
+			other.close();
+		}
+	}
+
+	/**
 	 * The data source, handing out {@linkplain #recording(Connection, List, List)
 	 * recording} connections while {@code counting} is set.
 	 */
