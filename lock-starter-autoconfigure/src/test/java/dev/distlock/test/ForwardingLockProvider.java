@@ -78,6 +78,11 @@ public abstract class ForwardingLockProvider implements TryOnceLockProvider<Held
 	}
 
 	@Override
+	public boolean expiresLeases() {
+		return this.delegate.expiresLeases();
+	}
+
+	@Override
 	public void abandon(LockAttempt attempt) {
 		this.delegate.abandon(attempt);
 	}

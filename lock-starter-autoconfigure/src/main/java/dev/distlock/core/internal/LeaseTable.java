@@ -67,14 +67,29 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 	@Override
 	public void ended(ManagedLease<?> lease) {
 		this.active.remove(lease);
-		this.queue.exit(lease.takeSlot(), lease);
-		this.renewer.unwatch(lease);
-		if (lease.state() == ManagedLease.LOST) {
-			// a lost lease's lock is released on the backend too (owner-checked, in the
-			// background): backends whose
-			// leases the holder enforces (ZooKeeper) would keep it otherwise
-			inBackground(lease::releaseBackend);
+		LocalQueue.Slot slot = lease.takeSlot();
+		if (lease.state() != ManagedLease.LOST) {
+			this.queue.exit(slot, lease);
+			this.renewer.unwatch(lease);
+			return;
 		}
+		// a lost lease's lock is released on the backend too (owner-checked, in the
+		// background): backends whose leases the holder enforces (ZooKeeper, etcd) would
+		// keep it otherwise. Its place stays marked until then: a thread of this process
+		// that takes the place meanwhile sends that release itself, or waits for it,
+		// before it asks the backend, so it does not find the lock still held by the
+		// lease that ended, however late the background thread runs
+		LocalQueue.Slot marked = this.queue.markReleasing(slot, lease);
+		this.queue.exit(slot, lease);
+		this.renewer.unwatch(lease);
+		inBackground(() -> {
+			try {
+				lease.releaseBackend();
+			}
+			finally {
+				this.queue.released(marked, lease);
+			}
+		});
 	}
 
 	@Override

@@ -68,6 +68,14 @@ final class LocalQueue {
 		 */
 		long expiryNanos();
 
+		/**
+		 * Releases the holder's lock on the backend, or waits until the release another
+		 * thread began is done: what a thread that took the place after this holder's
+		 * lease was lost does before it asks the backend, so that it does not find the
+		 * lock still held by that lease. Bounded by the backend's own bound on a release.
+		 */
+		void releaseBackendOrAwait();
+
 	}
 
 	/**
@@ -105,6 +113,35 @@ final class LocalQueue {
 	void exit(@Nullable Slot slot, Holder holder) {
 		if (slot != null) {
 			slot.free(holder);
+		}
+	}
+
+	/**
+	 * Marks a lost holder's place while the holder's lock is released on the backend in
+	 * the background: the place stays in its map, and a thread that takes it meanwhile
+	 * finds the holder ({@link Slot#releasing()}).
+	 * @param slot the place, or {@code null} for none
+	 * @param holder the lost holder
+	 * @return the marked place, to pass to {@link #released(Slot, Holder)}, or
+	 * {@code null} if there was none
+	 */
+	@Nullable Slot markReleasing(@Nullable Slot slot, Holder holder) {
+		if (slot == null || !slot.join()) {
+			return null;
+		}
+		slot.releasing = holder;
+		return slot;
+	}
+
+	/**
+	 * Ends the mark of {@link #markReleasing(Slot, Holder)} once the release is done.
+	 * @param slot the marked place, or {@code null} for none
+	 * @param holder the holder it was marked for
+	 */
+	void released(@Nullable Slot slot, Holder holder) {
+		if (slot != null) {
+			Slot.RELEASING.compareAndSet(slot, holder, null);
+			slot.leave();
 		}
 	}
 
@@ -244,11 +281,14 @@ final class LocalQueue {
 
 		private static final VarHandle HOLDER;
 
+		static final VarHandle RELEASING;
+
 		static {
 			try {
 				MethodHandles.Lookup lookup = MethodHandles.lookup();
 				USERS = lookup.findVarHandle(Slot.class, "users", int.class);
 				HOLDER = lookup.findVarHandle(Slot.class, "holder", Holder.class);
+				RELEASING = lookup.findVarHandle(Slot.class, "releasing", Holder.class);
 			}
 			catch (ReflectiveOperationException ex) {
 				throw new ExceptionInInitializerError(ex);
@@ -264,6 +304,11 @@ final class LocalQueue {
 		private volatile int users;
 
 		transient volatile @Nullable Holder holder;
+
+		/**
+		 * A lost holder whose lock is being released on the backend in the background.
+		 */
+		private transient volatile @Nullable Holder releasing;
 
 		private transient @Nullable Holder displaced; // written and read by the thread
 														// that took the place over
@@ -322,6 +367,15 @@ final class LocalQueue {
 					return true;
 				}
 			}
+		}
+
+		/**
+		 * The last lost holder of this place whose lock was still being released on the
+		 * backend when it was marked ({@link LocalQueue#markReleasing(Slot, Holder)}).
+		 * @return the holder, or {@code null}
+		 */
+		@Nullable Holder releasing() {
+			return this.releasing;
 		}
 
 		/**

@@ -182,6 +182,11 @@ final class LockAcquirer {
 		if (displaced instanceof ManagedLease<?> previous) {
 			previous.endIfExpiredAndRelease(System.nanoTime());
 		}
+		// a lost lease of this process whose lock the background is still releasing
+		LocalQueue.Holder releasing = slot.releasing();
+		if (releasing != null && releasing != lease) {
+			releasing.releaseBackendOrAwait();
+		}
 		return true;
 	}
 

@@ -101,6 +101,14 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private volatile boolean backendReleased;
 
+	/**
+	 * Whether the backend release, once begun, is done (sent, for an asynchronous one).
+	 */
+	private volatile boolean backendReleaseDone;
+
+	/** Whether a thread waits for {@link #backendReleaseDone} (then it is notified). */
+	private volatile boolean backendReleaseAwaited;
+
 	private volatile boolean watched;
 
 	private volatile boolean published;
@@ -516,9 +524,40 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 					+ "; it frees itself when its lease ends", ex);
 		}
 		finally {
+			this.backendReleaseDone = true;
+			if (this.backendReleaseAwaited) {
+				synchronized (this) {
+					notifyAll();
+				}
+			}
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	@Override
+	public void releaseBackendOrAwait() {
+		releaseBackend();
+		if (this.backendReleaseDone) {
+			return;
+		}
+		// the release runs on another thread, bounded by the backend's bound on a
+		// release; an interrupt is kept for the caller
+		boolean interrupted = false;
+		this.backendReleaseAwaited = true;
+		synchronized (this) {
+			while (!this.backendReleaseDone) {
+				try {
+					wait();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
