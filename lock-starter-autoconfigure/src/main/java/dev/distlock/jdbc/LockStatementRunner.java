@@ -202,6 +202,39 @@ final class LockStatementRunner {
 
 	}
 
+	/** Reads one row of a result. */
+	@FunctionalInterface
+	interface RowReader {
+
+		void read(ResultSet row) throws SQLException;
+
+	}
+
+	/**
+	 * Executes a prepared statement that may be several (settings first, then the query)
+	 * and reads the rows of each result whose first column has the given label; the other
+	 * results (the settings' rows, update counts) are skipped.
+	 * @param prepared the bound statement
+	 * @param firstColumn the label of the wanted results' first column
+	 * @param reader called once per row of those results
+	 * @throws SQLException if the database failed
+	 */
+	static void readRows(PreparedStatement prepared, String firstColumn, RowReader reader) throws SQLException {
+		boolean isResultSet = prepared.execute();
+		while (isResultSet || prepared.getUpdateCount() != -1) {
+			if (isResultSet) {
+				try (ResultSet rows = prepared.getResultSet()) {
+					if (firstColumn.equalsIgnoreCase(rows.getMetaData().getColumnLabel(1))) {
+						while (rows.next()) {
+							reader.read(rows);
+						}
+					}
+				}
+			}
+			isResultSet = prepared.getMoreResults();
+		}
+	}
+
 	/**
 	 * Runs work in a transaction of its own on a connection: committed if it returns,
 	 * rolled back if it throws; the connection's autocommit is as before afterwards.

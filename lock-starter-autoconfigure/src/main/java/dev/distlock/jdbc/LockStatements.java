@@ -136,6 +136,19 @@ final class LockStatements {
 			this(name, statements, generatedKey, join(statements));
 		}
 
+		/**
+		 * The operation's only statement, for a JDBC batch that repeats it.
+		 * @return the statement
+		 * @throws IllegalStateException if the operation has more than one
+		 */
+		Statement single() {
+			if (this.statements.size() != 1) {
+				throw new IllegalStateException(
+						this.name + " must be one statement to be batched, not " + this.statements.size());
+			}
+			return this.statements.get(0);
+		}
+
 		private static Statement join(List<Statement> statements) {
 			StringBuilder sql = new StringBuilder();
 			List<String> parameters = new ArrayList<>();

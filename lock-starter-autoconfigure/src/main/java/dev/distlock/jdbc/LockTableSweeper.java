@@ -2,7 +2,6 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,11 +96,7 @@ final class LockTableSweeper implements AutoCloseable {
 		// with the settings of the batch's transaction, if the dialect has any, in one
 		// round trip
 		this.select = statements.get("sweep-select").joined();
-		List<Statement> delete = statements.get("sweep-delete").statements();
-		if (delete.size() != 1) {
-			throw new IllegalStateException("sweep-delete must be one statement to be batched, not " + delete.size());
-		}
-		this.delete = delete.get(0);
+		this.delete = statements.get("sweep-delete").single();
 		this.tableName = tableName;
 		this.interval = interval;
 		this.batchSize = batchSize;
@@ -276,23 +271,10 @@ final class LockTableSweeper implements AutoCloseable {
 				Map<String, Object> values = new HashMap<>(after);
 				values.put("batch", this.batchSize);
 				this.select.bind(select, values);
-				// the settings' row first where there are any, then the batch
-				boolean isResultSet = select.execute();
-				while (isResultSet || select.getUpdateCount() != -1) {
-					if (isResultSet) {
-						try (ResultSet result = select.getResultSet()) {
-							if (result.getMetaData().getColumnCount() == 3) {
-								while (result.next()) {
-									// as read: MariaDB's binary keys go back as the same
-									// bytes
-									rows.add(Map.of("key", result.getObject(1), "kind", result.getObject(2), "slot",
-											result.getObject(3)));
-								}
-							}
-						}
-					}
-					isResultSet = select.getMoreResults();
-				}
+				// the settings' row first where there are any, then the batch; as read:
+				// MariaDB's binary keys go back as the same bytes
+				LockStatementRunner.readRows(select, "lock_key", (row) -> rows
+					.add(Map.of("key", row.getObject(1), "kind", row.getObject(2), "slot", row.getObject(3))));
 			}
 			if (rows.isEmpty()) {
 				return new Batch(0, 0, after);

@@ -2,13 +2,11 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.spi.RenewalOutcome;
 import dev.distlock.jdbc.LockStatements.Statement;
@@ -76,16 +74,7 @@ final class RenewalBatch {
 	RenewalBatch(BoundedConnections connections, LockStatements statements, SqlFailures failures, String tableName) {
 		this.connections = connections;
 		LockStatements.Operation many = statements.find("renew-many");
-		if (many == null) {
-			List<Statement> renew = statements.get("renew").statements();
-			if (renew.size() != 1) {
-				throw new IllegalStateException("renew must be one statement to be batched, not " + renew.size());
-			}
-			this.renew = renew.get(0);
-		}
-		else {
-			this.renew = null;
-		}
+		this.renew = (many == null) ? statements.get("renew").single() : null;
 		// the planner settings and the statement, in one round trip
 		this.renewMany = (many != null) ? many.joined() : null;
 		LockStatements.Operation sequenced = statements.find("renew-many-sequenced");
@@ -195,9 +184,8 @@ final class RenewalBatch {
 				// the statement's bound: the call's time left (the call timeout from when
 				// the connection came, in the background)
 				long until = background ? this.connections.deadline() : deadlineNanos;
-				long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime() + 999_999));
 				return renewInOneStatement(connection, this.renewMany, this.renewManySequenced, locks, leaseMicros,
-						millis);
+						new LockWaitBudget(until, Duration.ofMillis(1)).remainingMillis());
 			}
 			Statement renew = java.util.Objects.requireNonNull(this.renew, "renew");
 			int[] counts = LockStatementRunner.transaction(connection, () -> {
@@ -287,19 +275,7 @@ final class RenewalBatch {
 		try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
 			statement.bind(prepared, parameters);
 			// the planner settings' row first, then the places of the leases renewed
-			boolean isResultSet = prepared.execute();
-			while (isResultSet || prepared.getUpdateCount() != -1) {
-				if (isResultSet) {
-					try (ResultSet rows = prepared.getResultSet()) {
-						if (PLACE.equalsIgnoreCase(rows.getMetaData().getColumnLabel(1))) {
-							while (rows.next()) {
-								renewed[(int) rows.getLong(1) - 1] = true;
-							}
-						}
-					}
-				}
-				isResultSet = prepared.getMoreResults();
-			}
+			LockStatementRunner.readRows(prepared, PLACE, (row) -> renewed[(int) row.getLong(1) - 1] = true);
 		}
 		return renewed;
 	}
