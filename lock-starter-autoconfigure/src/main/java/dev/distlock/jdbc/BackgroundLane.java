@@ -3,28 +3,48 @@ package dev.distlock.jdbc;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.distlock.core.spi.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
  * One provider's background work that nobody waits for (its watchdog renewal batches and
- * its sweep runs), run one task at a time, in the order given, on one of the shared io
- * threads ({@link JdbcThreads#io()}). However many batches fall due at once, holding
- * leases costs one io thread, and a database that does not answer holds that one thread,
- * not one per batch: the batches behind it wait, and the core counts a lease whose answer
- * comes after its end as lost. A long task gives way to those queued behind it by
- * queueing its own rest ({@link #othersWaiting()}), as the sweep does between batches, so
- * a sweep of a large table delays a renewal by one batch at most.
+ * its sweep runs), run in the order given on one of the shared io threads
+ * ({@link JdbcThreads#io()}), one task at a time while the lane keeps up. However many
+ * batches fall due at once, holding leases costs one io thread, and a long task gives way
+ * to those queued behind it by queueing its own rest ({@link #othersWaiting()}), as the
+ * sweep does between batches, so a sweep of a large table delays a renewal by one batch
+ * at most.
+ * <p>
+ * A task may say how long it can wait ({@link #execute(Runnable, long)}): a renewal batch
+ * can wait a sixth of its lease, a quarter of the margin the watchdog's default interval
+ * leaves. Once the task at the head of the lane has waited that long, a second io thread
+ * drains the lane beside the first until it is empty. So a batch that waits for the
+ * database (a row another transaction holds, until the call timeout) does not hold up the
+ * renewals queued behind it, and renewals that fall due faster than one connection can
+ * carry them out (100,000 leases of 3 s renewed every second, while the database also
+ * serves acquires) are carried on two. Never more than two: a database that does not
+ * answer holds two threads, not one per batch, and the leases behind them are lost when
+ * their ends pass.
  */
 final class BackgroundLane {
 
 	private static final Log logger = LogFactory.getLog(BackgroundLane.class);
 
-	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+	/** Threads that drain the lane at most at once. */
+	static final int MAX_THREADS = 2;
 
-	private final AtomicBoolean draining = new AtomicBoolean();
+	private final Queue<Queued> tasks = new ConcurrentLinkedQueue<>();
+
+	/** Threads draining the lane now, 0 to {@link #MAX_THREADS}. */
+	private final AtomicInteger draining = new AtomicInteger();
+
+	/** Whether a check for a head that waited too long is scheduled on the timer. */
+	private final AtomicBoolean checkScheduled = new AtomicBoolean();
 
 	private final Executor executor;
 
@@ -33,12 +53,27 @@ final class BackgroundLane {
 	}
 
 	/**
-	 * Queues a task behind those already queued.
+	 * Queues a task behind those already queued; it never brings a second thread.
 	 * @param task the task; what it throws is logged
 	 */
 	void execute(Runnable task) {
-		this.tasks.add(task);
-		drainIfIdle();
+		execute(task, Long.MAX_VALUE);
+	}
+
+	/**
+	 * Queues a task behind those already queued; once it has waited at the head of the
+	 * lane for {@code patienceNanos}, a second thread drains the lane.
+	 * @param task the task; what it throws is logged
+	 * @param patienceNanos how long the task may wait before a second thread takes it
+	 */
+	void execute(Runnable task, long patienceNanos) {
+		long now = System.nanoTime();
+		long helpAt = (patienceNanos >= Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + patienceNanos;
+		this.tasks.add(new Queued(task, helpAt));
+		if (!startIfIdle()) {
+			helpIfBehind();
+			scheduleCheck(helpAt);
+		}
 	}
 
 	/**
@@ -49,23 +84,64 @@ final class BackgroundLane {
 		return !this.tasks.isEmpty();
 	}
 
-	private void drainIfIdle() {
-		if (this.draining.compareAndSet(false, true)) {
-			try {
-				this.executor.execute(this::drain);
-			}
-			catch (RuntimeException ex) {
-				this.draining.set(false);
-				throw ex;
-			}
+	/**
+	 * Threads draining the lane now; for tests.
+	 * @return 0 to {@link #MAX_THREADS}
+	 */
+	int threads() {
+		return this.draining.get();
+	}
+
+	private boolean startIfIdle() {
+		return this.draining.compareAndSet(0, 1) && start();
+	}
+
+	/** A second thread, if the task at the head has waited longer than it may. */
+	private void helpIfBehind() {
+		Queued head = this.tasks.peek();
+		if (head != null && head.helpAt != Long.MAX_VALUE && System.nanoTime() - head.helpAt >= 0
+				&& this.draining.compareAndSet(1, 2)) {
+			start();
+		}
+	}
+
+	/**
+	 * A check on distlock's timer when a task queued behind one that runs reaches its
+	 * patience: without it, a task that runs long (a batch waiting for a row) would hold
+	 * the lane until the next task came.
+	 */
+	private void scheduleCheck(long helpAt) {
+		if (helpAt != Long.MAX_VALUE && this.draining.get() == 1 && this.checkScheduled.compareAndSet(false, true)) {
+			SharedTimer.schedule(this::check, Math.max(0, helpAt - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private void check() {
+		this.checkScheduled.set(false);
+		helpIfBehind();
+		Queued head = this.tasks.peek();
+		if (head != null) {
+			scheduleCheck(head.helpAt);
+		}
+	}
+
+	private boolean start() {
+		try {
+			this.executor.execute(this::drain);
+			return true;
+		}
+		catch (RuntimeException ex) {
+			this.draining.decrementAndGet();
+			throw ex;
 		}
 	}
 
 	private void drain() {
 		try {
-			for (Runnable task = this.tasks.poll(); task != null; task = this.tasks.poll()) {
+			for (Queued queued = this.tasks.poll(); queued != null; queued = this.tasks.poll()) {
+				helpIfBehind();
 				try {
-					task.run();
+					queued.task.run();
 				}
 				catch (RuntimeException ex) {
 					logger.warn("A background task of distlock's JDBC backend failed", ex);
@@ -73,12 +149,16 @@ final class BackgroundLane {
 			}
 		}
 		finally {
-			this.draining.set(false);
-			// a task queued after the last poll and before the flag went down
+			this.draining.decrementAndGet();
+			// a task queued after the last poll and before the count went down
 			if (!this.tasks.isEmpty()) {
-				drainIfIdle();
+				startIfIdle();
 			}
 		}
+	}
+
+	/** A task and when a second thread may take the lane's head if it is still there. */
+	private record Queued(Runnable task, long helpAt) {
 	}
 
 }

@@ -72,12 +72,12 @@ import org.springframework.dao.DataAccessException;
  * <b>Threads.</b> A provider starts no thread of its own. Its watchdog renewals
  * ({@link #renewAllInBackground}) and background sweep runs go through one lane
  * ({@link BackgroundLane}), one at a time on one of the io threads every provider shares
- * ({@link JdbcThreads}), so holding leases costs one io thread beside distlock's timer
- * thread, on which the sweep ticks, cleanup retries and the return of idle connections
- * are scheduled ({@link dev.distlock.core.spi.SharedTimer}). Calls borrow their
- * connections on io threads too (while no warm one is kept). Only PostgreSQL's listening
- * connection, once a waiter has subscribed, keeps a thread per provider
- * ({@link PostgresNotifier}).
+ * ({@link JdbcThreads}) while it keeps up, on two once a renewal batch has waited a sixth
+ * of its lease, so holding leases costs one io thread beside distlock's timer thread, on
+ * which the sweep ticks, cleanup retries and the return of idle connections are scheduled
+ * ({@link dev.distlock.core.spi.SharedTimer}). Calls borrow their connections on io
+ * threads too (while no warm one is kept). Only PostgreSQL's listening connection, once a
+ * waiter has subscribed, keeps a thread per provider ({@link PostgresNotifier}).
  *
  * @since 0.1.0
  */
@@ -86,6 +86,13 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
 	private static final Set<LockType> TYPES = EnumSet.allOf(LockType.class);
+
+	/**
+	 * A renewal batch waits in the background lane for at most its lease over this before
+	 * a second io thread takes it: a quarter of the margin that the watchdog's default
+	 * interval (a third of the lease) leaves before the lease ends.
+	 */
+	static final int RENEWAL_PATIENCE_DIVISOR = 6;
 
 	private final String tableName;
 
@@ -107,7 +114,10 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 
 	private final LockTableSweeper sweeper;
 
-	/** Renewal batches and sweep runs, one at a time on an io thread. */
+	/**
+	 * Renewal batches and sweep runs, one at a time on an io thread, two while a batch
+	 * waits too long.
+	 */
 	private final BackgroundLane lane = new BackgroundLane(JdbcThreads.io());
 
 	private final BoundedConnections connections;
@@ -340,8 +350,11 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 	 * Takes the batch into this provider's background lane, where it runs as
 	 * {@link #renewAll(List, Duration)} does once the batches and sweep batches before it
 	 * are done, borrowing its connection on the lane's own io thread: the watchdog of
-	 * every lease this provider holds costs that one thread, and a pool or database that
-	 * does not answer holds that thread alone (the batches behind it wait, and a lease
+	 * every lease this provider holds costs that one thread. Once the batch has waited a
+	 * sixth of its lease, a second io thread drains the lane beside the first, so a batch
+	 * waiting for the database does not hold up the others, and renewals that fall due
+	 * faster than one connection carries them go over two; a pool or database that does
+	 * not answer holds those two threads alone (the batches behind them wait, and a lease
 	 * whose answer comes after its end is lost).
 	 */
 	@Override
@@ -356,7 +369,7 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 				Arrays.fill(outcomes, RenewalOutcome.failed(ex));
 			}
 			answer.accept(outcomes);
-		});
+		}, lease.toNanos() / RENEWAL_PATIENCE_DIVISOR);
 		return true;
 	}
 

@@ -1,15 +1,21 @@
 package dev.distlock.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import dev.distlock.core.Lease;
@@ -130,6 +136,136 @@ class JdbcBackgroundLaneTests {
 		finally {
 			provider.close();
 		}
+	}
+
+	@Test
+	void aRenewalBatchWaitingForARowDoesNotHoldUpTheBatchesBehindIt() throws Exception {
+		JdbcLockProvider provider = this.database.provider()
+			.callTimeout(Duration.ofSeconds(5))
+			.cleanupInterval(Duration.ZERO)
+			.build();
+		String prefix = "lane-stalled-" + UUID.randomUUID() + "-";
+		try {
+			JdbcHeldLock waiting = acquire(provider, prefix + "waiting");
+			List<JdbcHeldLock> behind = List.of(acquire(provider, prefix + "a"), acquire(provider, prefix + "b"));
+			try (Connection stalled = this.database.dataSource().getConnection()) {
+				stalled.setAutoCommit(false);
+				try (PreparedStatement lock = stalled.prepareStatement(
+						"SELECT fence FROM " + this.database.tableName() + " WHERE lock_key = ? FOR UPDATE")) {
+					lock.setString(1, StoredKeys.storedKey(prefix + "waiting"));
+					lock.executeQuery().close();
+				}
+				try {
+					CompletableFuture<RenewalOutcome[]> first = new CompletableFuture<>();
+					CompletableFuture<RenewalOutcome[]> second = new CompletableFuture<>();
+					// 3 s leases: the second batch may wait 500 ms; the first waits for
+					// the
+					// row until the call timeout, 5 s
+					provider.renewAllInBackground(List.of(waiting), Duration.ofSeconds(3), first::complete);
+					provider.renewAllInBackground(behind, Duration.ofSeconds(3), second::complete);
+					RenewalOutcome[] renewed = second.get(30, TimeUnit.SECONDS);
+					assertThat(first).as("the batch waiting for the row, when the one behind it was answered")
+						.isNotDone();
+					assertThat(renewed).as("the batch behind it")
+						.hasSize(2)
+						.allSatisfy((outcome) -> assertThat(outcome.isRenewed()).isTrue());
+					RenewalOutcome[] timedOut = first.get(30, TimeUnit.SECONDS);
+					assertThat(timedOut[0].isRenewed()).as("the batch that waited past the call timeout").isFalse();
+				}
+				finally {
+					stalled.rollback();
+				}
+			}
+			provider.release(waiting);
+			behind.forEach(provider::release);
+		}
+		finally {
+			provider.close();
+		}
+	}
+
+	@Test
+	void theLaneNeverRunsMoreThanTwoTasksAtOnce() throws Exception {
+		ExecutorService executor = Executors.newCachedThreadPool();
+		BackgroundLane lane = new BackgroundLane(executor);
+		CountDownLatch go = new CountDownLatch(1);
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+		try {
+			for (int i = 0; i < 5; i++) {
+				int task = i;
+				// no patience: each queued task calls for a second thread at once
+				lane.execute(() -> {
+					most.accumulateAndGet(running.incrementAndGet(), Math::max);
+					order.add(task);
+					try {
+						go.await(10, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					running.decrementAndGet();
+				}, 0);
+			}
+			awaitTrue(() -> running.get() == 2, Duration.ofSeconds(10));
+			Thread.sleep(200);
+			assertThat(running.get()).as("tasks running while two are blocked").isEqualTo(2);
+			assertThat(lane.threads()).as("threads draining the lane").isEqualTo(2);
+			go.countDown();
+			awaitTrue(() -> order.size() == 5 && lane.threads() == 0, Duration.ofSeconds(10));
+			assertThat(order).as("tasks run, in the order they started").containsExactly(0, 1, 2, 3, 4);
+			assertThat(most.get()).as("most tasks running at once").isEqualTo(2);
+			assertThat(lane.threads()).as("threads draining the emptied lane").isZero();
+		}
+		finally {
+			go.countDown();
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void aTaskWithoutPatienceNeverCallsForASecondThread() throws Exception {
+		ExecutorService executor = Executors.newCachedThreadPool();
+		BackgroundLane lane = new BackgroundLane(executor);
+		CountDownLatch go = new CountDownLatch(1);
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		AtomicInteger done = new AtomicInteger();
+		try {
+			for (int i = 0; i < 3; i++) {
+				// a sweep run's task: it waits its turn however long that takes
+				lane.execute(() -> {
+					most.accumulateAndGet(running.incrementAndGet(), Math::max);
+					try {
+						go.await(10, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					running.decrementAndGet();
+					done.incrementAndGet();
+				});
+			}
+			awaitTrue(() -> running.get() == 1, Duration.ofSeconds(10));
+			Thread.sleep(300);
+			assertThat(lane.threads()).as("threads draining the lane").isEqualTo(1);
+			go.countDown();
+			awaitTrue(() -> done.get() == 3, Duration.ofSeconds(10));
+			assertThat(done.get()).isEqualTo(3);
+			assertThat(most.get()).as("most tasks running at once").isEqualTo(1);
+		}
+		finally {
+			go.countDown();
+			executor.shutdownNow();
+		}
+	}
+
+	private static JdbcHeldLock acquire(JdbcLockProvider provider, String key) {
+		AttemptOutcome<JdbcHeldLock> outcome = provider
+			.tryAcquire(new LockAttempt(key, LockType.MUTEX, 1, Duration.ofSeconds(30), "o-" + UUID.randomUUID()));
+		assertThat(outcome.isAcquired()).as("%s acquired", key).isTrue();
+		return outcome.lock();
 	}
 
 	private static void awaitTrue(BooleanSupplier condition, Duration timeout) throws InterruptedException {
