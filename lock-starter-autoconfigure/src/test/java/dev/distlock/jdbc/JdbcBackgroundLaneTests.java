@@ -214,7 +214,8 @@ class JdbcBackgroundLaneTests {
 			assertThat(lane.threads()).as("threads draining the lane").isEqualTo(2);
 			go.countDown();
 			awaitTrue(() -> order.size() == 5 && lane.threads() == 0, Duration.ofSeconds(10));
-			assertThat(order).as("tasks run, in the order they started").containsExactly(0, 1, 2, 3, 4);
+			// two threads take tasks in queue order but may start them in either order
+			assertThat(order).as("tasks run").containsExactlyInAnyOrder(0, 1, 2, 3, 4);
 			assertThat(most.get()).as("most tasks running at once").isEqualTo(2);
 			assertThat(lane.threads()).as("threads draining the emptied lane").isZero();
 		}
