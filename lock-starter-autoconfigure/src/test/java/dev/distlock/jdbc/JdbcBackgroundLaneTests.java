@@ -188,39 +188,25 @@ class JdbcBackgroundLaneTests {
 	void theLaneNeverRunsMoreThanTwoTasksAtOnce() throws Exception {
 		ExecutorService executor = Executors.newCachedThreadPool();
 		BackgroundLane lane = new BackgroundLane(executor);
-		CountDownLatch go = new CountDownLatch(1);
-		AtomicInteger running = new AtomicInteger();
-		AtomicInteger most = new AtomicInteger();
-		List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+		BlockingTasks tasks = new BlockingTasks();
 		try {
 			for (int i = 0; i < 5; i++) {
-				int task = i;
 				// no patience: each queued task calls for a second thread at once
-				lane.execute(() -> {
-					most.accumulateAndGet(running.incrementAndGet(), Math::max);
-					order.add(task);
-					try {
-						go.await(10, TimeUnit.SECONDS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					running.decrementAndGet();
-				}, 0);
+				lane.execute(tasks.task(i), 0);
 			}
-			awaitTrue(() -> running.get() == 2, Duration.ofSeconds(10));
+			awaitTrue(() -> tasks.running.get() == 2, Duration.ofSeconds(10));
 			Thread.sleep(200);
-			assertThat(running.get()).as("tasks running while two are blocked").isEqualTo(2);
+			assertThat(tasks.running.get()).as("tasks running while two are blocked").isEqualTo(2);
 			assertThat(lane.threads()).as("threads draining the lane").isEqualTo(2);
-			go.countDown();
-			awaitTrue(() -> order.size() == 5 && lane.threads() == 0, Duration.ofSeconds(10));
+			tasks.go.countDown();
+			awaitTrue(() -> tasks.finished.get() == 5 && lane.threads() == 0, Duration.ofSeconds(10));
 			// two threads take tasks in queue order but may start them in either order
-			assertThat(order).as("tasks run").containsExactlyInAnyOrder(0, 1, 2, 3, 4);
-			assertThat(most.get()).as("most tasks running at once").isEqualTo(2);
+			assertThat(tasks.started).as("tasks run").containsExactlyInAnyOrder(0, 1, 2, 3, 4);
+			assertThat(tasks.most.get()).as("most tasks running at once").isEqualTo(2);
 			assertThat(lane.threads()).as("threads draining the emptied lane").isZero();
 		}
 		finally {
-			go.countDown();
+			tasks.go.countDown();
 			executor.shutdownNow();
 		}
 	}
@@ -229,35 +215,22 @@ class JdbcBackgroundLaneTests {
 	void aTaskWithoutPatienceNeverCallsForASecondThread() throws Exception {
 		ExecutorService executor = Executors.newCachedThreadPool();
 		BackgroundLane lane = new BackgroundLane(executor);
-		CountDownLatch go = new CountDownLatch(1);
-		AtomicInteger running = new AtomicInteger();
-		AtomicInteger most = new AtomicInteger();
-		AtomicInteger done = new AtomicInteger();
+		BlockingTasks tasks = new BlockingTasks();
 		try {
 			for (int i = 0; i < 3; i++) {
 				// a sweep run's task: it waits its turn however long that takes
-				lane.execute(() -> {
-					most.accumulateAndGet(running.incrementAndGet(), Math::max);
-					try {
-						go.await(10, TimeUnit.SECONDS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					running.decrementAndGet();
-					done.incrementAndGet();
-				});
+				lane.execute(tasks.task(i));
 			}
-			awaitTrue(() -> running.get() == 1, Duration.ofSeconds(10));
+			awaitTrue(() -> tasks.running.get() == 1, Duration.ofSeconds(10));
 			Thread.sleep(300);
 			assertThat(lane.threads()).as("threads draining the lane").isEqualTo(1);
-			go.countDown();
-			awaitTrue(() -> done.get() == 3, Duration.ofSeconds(10));
-			assertThat(done.get()).isEqualTo(3);
-			assertThat(most.get()).as("most tasks running at once").isEqualTo(1);
+			tasks.go.countDown();
+			awaitTrue(() -> tasks.finished.get() == 3, Duration.ofSeconds(10));
+			assertThat(tasks.started).as("tasks run, one after the other in order").containsExactly(0, 1, 2);
+			assertThat(tasks.most.get()).as("most tasks running at once").isEqualTo(1);
 		}
 		finally {
-			go.countDown();
+			tasks.go.countDown();
 			executor.shutdownNow();
 		}
 	}
@@ -274,6 +247,39 @@ class JdbcBackgroundLaneTests {
 		while (!condition.getAsBoolean() && System.nanoTime() < end) {
 			Thread.sleep(5);
 		}
+	}
+
+	/**
+	 * Tasks that block until {@code go} opens, recording which started, how many ran at
+	 * once at most, and how many finished.
+	 */
+	private static final class BlockingTasks {
+
+		final CountDownLatch go = new CountDownLatch(1);
+
+		final AtomicInteger running = new AtomicInteger();
+
+		final AtomicInteger most = new AtomicInteger();
+
+		final AtomicInteger finished = new AtomicInteger();
+
+		final List<Integer> started = Collections.synchronizedList(new ArrayList<>());
+
+		Runnable task(int id) {
+			return () -> {
+				this.most.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+				this.started.add(id);
+				try {
+					this.go.await(10, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				this.running.decrementAndGet();
+				this.finished.incrementAndGet();
+			};
+		}
+
 	}
 
 	/** Threads named distlock-*, but for the test pool's own (named after the pool). */
