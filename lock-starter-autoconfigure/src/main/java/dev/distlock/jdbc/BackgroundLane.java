@@ -35,12 +35,9 @@ final class BackgroundLane {
 
 	private static final Log logger = LogFactory.getLog(BackgroundLane.class);
 
-	/** Threads that drain the lane at most at once. */
-	static final int MAX_THREADS = 2;
-
 	private final Queue<Queued> tasks = new ConcurrentLinkedQueue<>();
 
-	/** Threads draining the lane now, 0 to {@link #MAX_THREADS}. */
+	/** Threads draining the lane now: 0, 1, or 2 while the lane is behind. */
 	private final AtomicInteger draining = new AtomicInteger();
 
 	/** Whether a check for a head that waited too long is scheduled on the timer. */
@@ -86,7 +83,7 @@ final class BackgroundLane {
 
 	/**
 	 * Threads draining the lane now; for tests.
-	 * @return 0 to {@link #MAX_THREADS}
+	 * @return 0, 1 or 2
 	 */
 	int threads() {
 		return this.draining.get();
