@@ -136,6 +136,12 @@ def fork_counts(props):
         redisson.append(f"{props['redisson_warmup']} warm-up iterations")
     if redisson:
         parts.append(f"`distlock-redisson` and `redisson-rlock` at 1t and 8t8k: {', '.join(redisson)}")
+    if extra_forks(props, "pair_forks"):
+        parts.append("`distlock-zookeeper`, `curator-mutex`, `distlock-jdbc-postgres` and `si-jdbc-postgres` at "
+                     f"8t8k: {extra_forks(props, 'pair_forks')} forks each, in rounds of one fork of each, the order "
+                     "turned by one each round")
+    if extra_forks(props, "spread_forks"):
+        parts.append(f"the key spread: {extra_forks(props, 'spread_forks')} forks of every subject and key count")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -553,8 +559,10 @@ def main():
              "on a fair in-JVM lock first. distlock runs in a Spring Boot application configured by properties "
              "only; `-template` calls `LockTemplate.execute`, `-annotation` a `@DistributedLock` method through "
              "its proxy; `-async-release` is `-annotation` with `distlock.redis.release-mode=async`.")
-    redisson_forks = (", and the two Redisson subjects at 1t and 8t8k, whose forks differ too"
+    redisson_forks = (", the two Redisson subjects at 1t and 8t8k, whose forks differ too"
                       if extra_forks(props, "redisson_forks") else "")
+    if extra_forks(props, "pair_forks"):
+        redisson_forks += ", the ZooKeeper and JDBC pairs at 8t8k"
     L.append("- ops/s = median of the measurement iterations (of all forks where a subject ran more than one: "
              "the three subjects of the Redis P1 target at 1t, whose forks differ by up to a quarter"
              f"{redisson_forks}); p50/p99 = every operation of those iterations "

@@ -50,6 +50,13 @@
 #   BENCH_REDISSON_FORKS=n   JMH forks of distlock-redisson and redisson-rlock at 1t and 8t8k (full: 3, --quick: 1): both
 #                            still climb through the measurement iterations of one fork at 8t8k (5,115 -> 8,914 ops/s
 #                            in the run of 07:28), so the median of one fork's three iterations cannot judge 1.0x
+#   BENCH_PAIR_FORKS=n       JMH forks of the ZooKeeper and the JDBC pair at 8t8k (distlock-zookeeper and curator-mutex,
+#                            distlock-jdbc-postgres and si-jdbc-postgres; full: 3, --quick: 1), run as n rounds of one
+#                            fork of each, the order turned each round: one fork of Curator read 6,022 and 8,626 ops/s
+#                            in two full runs, and Spring Integration 3,085 and 5,905, while three forks of each after
+#                            the second run read 5,920-6,375 and 2,814-3,095 (issue 29, ANALYSIS.md)
+#   BENCH_SPREAD_FORKS=n     JMH forks of every subject and key count of the key spread (full: 2, --quick: 1): its
+#                            target compares two figures of one subject, each one fork's three iterations otherwise
 #   BENCH_REDISSON_WARMUP=n  JMH warm-up iterations of the same two subjects in those calls (full: 10, --quick: the
 #                            mode's): at 8t8k both climb for 7-8 warm-up iterations of 3 s before they level off
 #                            (distlock 2,865 -> 8,696, RLock 2,260 -> 6,391 on 2026-11-29), past the mode's 5
@@ -129,6 +136,8 @@ if [ "$MODE" = quick ]; then
   P1_FORKS=${BENCH_P1_FORKS:-1}
   REDISSON_FORKS=${BENCH_REDISSON_FORKS:-1}
   REDISSON_WARMUP=${BENCH_REDISSON_WARMUP:-}
+  PAIR_FORKS=${BENCH_PAIR_FORKS:-1}
+  SPREAD_FORKS=${BENCH_SPREAD_FORKS:-1}
   HANDOFF=(20 5 5 5)      # handoffs, warm-up handoffs, hold margin ms, max seconds
   SCALING_N=${BENCH_SCALING_N:-1000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-3}
@@ -138,6 +147,8 @@ else
   P1_FORKS=${BENCH_P1_FORKS:-5}
   REDISSON_FORKS=${BENCH_REDISSON_FORKS:-3}
   REDISSON_WARMUP=${BENCH_REDISSON_WARMUP:-10}
+  PAIR_FORKS=${BENCH_PAIR_FORKS:-3}
+  SPREAD_FORKS=${BENCH_SPREAD_FORKS:-2}
   HANDOFF=(300 30 5 30)
   SCALING_N=${BENCH_SCALING_N:-1000 10000 100000}
   SCALING_PERIODS=${BENCH_SCALING_PERIODS:-10}
@@ -206,8 +217,11 @@ ONE_THREAD_P1=$(pick "${P1[@]}")
 # so do the two Redisson subjects at 1t and 8t8k, with REDISSON_FORKS forks (jmh-<method>-redisson.*)
 REDISSON_PAIR=(distlock-redisson redisson-rlock)
 REDISSON_BOTH=$(pick "${REDISSON_PAIR[@]}")
+# and the ZooKeeper and JDBC pairs at 8t8k, in PAIR_FORKS rounds of one fork of each (jmh-eightThreadsEightKeys-pairs-r<n>.*)
+PAIRS=(distlock-zookeeper curator-mutex distlock-jdbc-postgres si-jdbc-postgres)
+PAIRS_8T8K=$(pick "${PAIRS[@]}")
 ONE_THREAD=$(pick_except "${P1[*]} ${REDISSON_PAIR[*]}" "${REDIS[@]}" "${OTHERS[@]}" "${LOCAL[@]}" "${DIAG[@]}")
-EIGHT_KEYS=$(pick_except "${REDISSON_PAIR[*]}" "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}")
+EIGHT_KEYS=$(pick_except "${REDISSON_PAIR[*]} ${PAIRS[*]}" "${REDIS[@]}" "${OTHERS[@]}" "${DIAG[@]}")
 EIGHT=$(pick "${REDIS[@]}" "${OTHERS[@]}")
 REENTRY=$(pick_except "${NOT_REENTRANT[*]}" "${REDIS[@]}" "${OTHERS[@]}" distlock-local-template \
   distlock-local-annotation)
@@ -236,6 +250,8 @@ done
   echo "p1_order=rounds"
   echo "redisson_forks=$REDISSON_FORKS"
   echo "redisson_warmup=$REDISSON_WARMUP"
+  echo "pair_forks=$PAIR_FORKS"
+  echo "spread_forks=$SPREAD_FORKS"
   echo "jmh_profilers=${PROFILERS[*]}"
   echo "noisy_load=$BENCH_NOISY_LOAD"
   echo "handoff=${HANDOFF[*]}"
@@ -264,23 +280,25 @@ jmh() {
 }
 
 REDISSON_TIMES="-f $REDISSON_FORKS${REDISSON_WARMUP:+ -wi $REDISSON_WARMUP}"
-# P1_FORKS rounds of one fork of each P1 subject, the order turned by one each round, so that a drift of the
-# machine between forks falls on every subject alike
-p1_rounds() {
-  local subjects=() order=() i r
-  IFS=, read -r -a subjects <<<"$ONE_THREAD_P1"
-  if [ ${#subjects[@]} -eq 0 ]; then log "skipping oneThread-p1: no subject"; return; fi
-  for ((r = 0; r < P1_FORKS; r++)); do
+# method, subjects (comma-separated), file prefix, rounds: that many rounds of one fork of each subject, the order
+# turned by one each round, so that a drift of the machine between forks falls on every subject alike
+# (jmh-<method><prefix>-r<n>.*, which report.py joins with the method's other files)
+rounds() {
+  local method=$1 prefix=$3 count=$4 subjects=() order=() i r
+  IFS=, read -r -a subjects <<<"$2"
+  if [ ${#subjects[@]} -eq 0 ]; then log "skipping $method$prefix: no subject"; return; fi
+  for ((r = 0; r < count; r++)); do
     order=()
     for ((i = 0; i < ${#subjects[@]}; i++)); do order+=("${subjects[(i + r) % ${#subjects[@]}]}"); done
-    jmh oneThread "$(IFS=,; echo "${order[*]}")" LockBenchmark "-p1-r$((r + 1))" "-f 1"
+    jmh "$method" "$(IFS=,; echo "${order[*]}")" LockBenchmark "$prefix-r$((r + 1))" "-f 1"
   done
 }
 
-p1_rounds
+rounds oneThread "$ONE_THREAD_P1" -p1 "$P1_FORKS"
 jmh oneThread "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_TIMES"
 jmh oneThread "$ONE_THREAD"
 jmh eightThreadsEightKeys "$REDISSON_BOTH" LockBenchmark -redisson "$REDISSON_TIMES"
+rounds eightThreadsEightKeys "$PAIRS_8T8K" -pairs "$PAIR_FORKS"
 jmh eightThreadsEightKeys "$EIGHT_KEYS"
 jmh eightThreadsOneKey "$EIGHT"
 jmh reentry "$REENTRY"
@@ -332,7 +350,7 @@ if [ "${#SCALING_SUBJECTS[@]}" -gt 0 ]; then
   for s in "${SPREAD_PEERS[@]}"; do
     [[ " ${BUILT[*]} " == *" $s "* ]] && SPREAD+=("$s")
   done
-jmh eightThreadsRandomKeys "$(IFS=,; echo "${SPREAD[*]}")" KeySpreadBenchmark
+  jmh eightThreadsRandomKeys "$(IFS=,; echo "${SPREAD[*]}")" KeySpreadBenchmark "" "-f $SPREAD_FORKS"
 fi
 
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/run.properties"

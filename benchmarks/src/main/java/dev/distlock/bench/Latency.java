@@ -1,10 +1,13 @@
 package dev.distlock.bench;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.zip.DataFormatException;
 
 import org.HdrHistogram.Histogram;
 
@@ -14,7 +17,10 @@ import org.HdrHistogram.Histogram;
  * JMH's results for {@code report.py}. JMH's own {@code Mode.SampleTime} would need a
  * second run of every benchmark; timing each operation inside the throughput run costs
  * two {@code System.nanoTime()} calls (tens of ns against operations of tens of µs or
- * more) and keeps ops/s and percentiles from the same iterations.
+ * more) and keeps ops/s and percentiles from the same iterations. A subject that runs in
+ * several forks of one run (run.sh's rounds, {@code -f 3}) adds each fork's operations to
+ * the histogram the forks before it left beside the JSON ({@code .hdr}), so the
+ * percentiles are those of every fork.
  */
 final class Latency {
 
@@ -36,6 +42,23 @@ final class Latency {
 		}
 		Path folder = Path.of(dir, "latency");
 		Files.createDirectories(folder);
+		Path file = folder.resolve(benchmark + "__" + subject + ".json");
+		// an earlier fork of the same subject and benchmark in this run (run.sh's
+		// rounds):
+		// its operations count too
+		Path previous = folder.resolve(benchmark + "__" + subject + ".hdr");
+		if (Files.exists(previous)) {
+			try {
+				this.merged
+					.add(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Files.readAllBytes(previous)), 0));
+			}
+			catch (DataFormatException ex) {
+				throw new IOException("Cannot read " + previous, ex);
+			}
+		}
+		ByteBuffer encoded = ByteBuffer.allocate(this.merged.getNeededByteBufferCapacity());
+		this.merged.encodeIntoCompressedByteBuffer(encoded);
+		Files.write(previous, Arrays.copyOf(encoded.array(), encoded.position()));
 		String json = String.format(Locale.ROOT,
 				"{\"benchmark\": \"%s\", \"subject\": \"%s\", \"count\": %d, \"p50_us\": %.3f, \"p90_us\": %.3f, "
 						+ "\"p99_us\": %.3f, \"p999_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f}%n",
@@ -43,7 +66,7 @@ final class Latency {
 				micros(this.merged.getValueAtPercentile(90)), micros(this.merged.getValueAtPercentile(99)),
 				micros(this.merged.getValueAtPercentile(99.9)), micros(this.merged.getMaxValue()),
 				this.merged.getMean() / 1000.0);
-		Files.writeString(folder.resolve(benchmark + "__" + subject + ".json"), json, StandardCharsets.UTF_8);
+		Files.writeString(file, json, StandardCharsets.UTF_8);
 	}
 
 	private static double micros(long nanos) {
