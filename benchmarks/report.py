@@ -116,7 +116,8 @@ def pg_server(props):
 
 
 def extra_forks(props, key):
-    """The forks run.sh gave a group of subjects (p1_forks, redisson_forks) when more than one, else None."""
+    """The forks run.sh gave a group of subjects (p1_forks, redisson_forks, pair_forks, spread_forks) when more than
+    one, else None."""
     forks = props.get(key)
     return forks if forks and forks != "1" else None
 
@@ -559,13 +560,13 @@ def main():
              "on a fair in-JVM lock first. distlock runs in a Spring Boot application configured by properties "
              "only; `-template` calls `LockTemplate.execute`, `-annotation` a `@DistributedLock` method through "
              "its proxy; `-async-release` is `-annotation` with `distlock.redis.release-mode=async`.")
-    redisson_forks = (", the two Redisson subjects at 1t and 8t8k, whose forks differ too"
-                      if extra_forks(props, "redisson_forks") else "")
+    more_forks = (", the two Redisson subjects at 1t and 8t8k, whose forks differ too"
+                  if extra_forks(props, "redisson_forks") else "")
     if extra_forks(props, "pair_forks"):
-        redisson_forks += ", the ZooKeeper and JDBC pairs at 8t8k"
+        more_forks += ", the ZooKeeper and JDBC pairs at 8t8k"
     L.append("- ops/s = median of the measurement iterations (of all forks where a subject ran more than one: "
              "the three subjects of the Redis P1 target at 1t, whose forks differ by up to a quarter"
-             f"{redisson_forks}); p50/p99 = every operation of those iterations "
+             f"{more_forks}); p50/p99 = every operation of those iterations "
              "timed with `System.nanoTime()` into an HdrHistogram (two `nanoTime` calls, ~50 ns, inside the "
              "throughput run, rather than a second `Mode.SampleTime` run).")
     L.append("- CPU µs/op = the benchmark JVM's process CPU time (every thread: callers, client I/O threads, "

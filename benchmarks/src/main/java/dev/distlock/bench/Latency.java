@@ -42,23 +42,21 @@ final class Latency {
 		}
 		Path folder = Path.of(dir, "latency");
 		Files.createDirectories(folder);
-		Path file = folder.resolve(benchmark + "__" + subject + ".json");
-		// an earlier fork of the same subject and benchmark in this run (run.sh's
-		// rounds):
-		// its operations count too
-		Path previous = folder.resolve(benchmark + "__" + subject + ".hdr");
-		if (Files.exists(previous)) {
+		// the operations of the earlier forks of this subject and benchmark in the run
+		// (run.sh's rounds, -f 3) count too: each fork leaves the merged histogram here
+		Path forks = folder.resolve(benchmark + "__" + subject + ".hdr");
+		if (Files.exists(forks)) {
 			try {
 				this.merged
-					.add(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Files.readAllBytes(previous)), 0));
+					.add(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Files.readAllBytes(forks)), 0));
 			}
 			catch (DataFormatException ex) {
-				throw new IOException("Cannot read " + previous, ex);
+				throw new IOException("Cannot read " + forks, ex);
 			}
 		}
 		ByteBuffer encoded = ByteBuffer.allocate(this.merged.getNeededByteBufferCapacity());
 		this.merged.encodeIntoCompressedByteBuffer(encoded);
-		Files.write(previous, Arrays.copyOf(encoded.array(), encoded.position()));
+		Files.write(forks, Arrays.copyOf(encoded.array(), encoded.position()));
 		String json = String.format(Locale.ROOT,
 				"{\"benchmark\": \"%s\", \"subject\": \"%s\", \"count\": %d, \"p50_us\": %.3f, \"p90_us\": %.3f, "
 						+ "\"p99_us\": %.3f, \"p999_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f}%n",
@@ -66,7 +64,7 @@ final class Latency {
 				micros(this.merged.getValueAtPercentile(90)), micros(this.merged.getValueAtPercentile(99)),
 				micros(this.merged.getValueAtPercentile(99.9)), micros(this.merged.getMaxValue()),
 				this.merged.getMean() / 1000.0);
-		Files.writeString(file, json, StandardCharsets.UTF_8);
+		Files.writeString(folder.resolve(benchmark + "__" + subject + ".json"), json, StandardCharsets.UTF_8);
 	}
 
 	private static double micros(long nanos) {
