@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.jdbc.autoconfigure;
 
 import dev.distlock.jdbc.JdbcLockProviderBuilder;
 

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.etcd.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;

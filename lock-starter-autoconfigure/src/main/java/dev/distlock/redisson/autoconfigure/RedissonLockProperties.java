@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redisson.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.jdbc.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.jdbc.autoconfigure;
 
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.etcd.autoconfigure;
 
 import io.etcd.jetcd.ClientBuilder;
 

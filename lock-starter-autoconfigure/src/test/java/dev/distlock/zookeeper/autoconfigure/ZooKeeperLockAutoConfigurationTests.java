@@ -1,10 +1,11 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.zookeeper.autoconfigure;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;

@@ -1,8 +1,11 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.etcd.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import dev.distlock.autoconfigure.ConditionalOnLockProvider;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockProperties;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.etcd.EtcdLatchProvider;
 import dev.distlock.etcd.EtcdLockProvider;

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.zookeeper.autoconfigure;
 
 import org.apache.curator.framework.CuratorFrameworkFactory;
 

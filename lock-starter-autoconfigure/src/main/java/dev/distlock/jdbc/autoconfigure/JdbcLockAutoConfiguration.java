@@ -1,7 +1,10 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.jdbc.autoconfigure;
 
 import javax.sql.DataSource;
 
+import dev.distlock.autoconfigure.ConditionalOnLockProvider;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockProperties;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.jdbc.JdbcLockProviderBuilder;
 

@@ -1,9 +1,10 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redisson.autoconfigure;
 
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
 
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.local.LocalLockProvider;

@@ -1,7 +1,9 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redis.autoconfigure;
 
 import java.time.Duration;
 
+import dev.distlock.autoconfigure.ConditionalOnLockProvider;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockSettings;
 import dev.distlock.redis.RedisLockProvider;

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.etcd.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockLatchAutoConfiguration;
 import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockConfigurationException;

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redis.autoconfigure;
 
 import java.time.Duration;
 

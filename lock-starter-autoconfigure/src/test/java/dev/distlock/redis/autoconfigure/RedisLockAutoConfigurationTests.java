@@ -1,10 +1,11 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redis.autoconfigure;
 
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;

@@ -1,7 +1,10 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.zookeeper.autoconfigure;
 
 import java.time.Duration;
 
+import dev.distlock.autoconfigure.ConditionalOnLockProvider;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockProperties;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.zookeeper.ZooKeeperLockProvider;
 import org.apache.curator.framework.CuratorFramework;

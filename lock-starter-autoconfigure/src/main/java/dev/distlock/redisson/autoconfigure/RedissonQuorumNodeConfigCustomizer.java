@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redisson.autoconfigure;
 
 import org.redisson.config.Config;
 

@@ -1,7 +1,10 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.redisson.autoconfigure;
 
 import java.util.List;
 
+import dev.distlock.autoconfigure.ConditionalOnLockProvider;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockProperties;
 import dev.distlock.redisson.RedissonLockProvider;
 import dev.distlock.redisson.RedissonQuorumLockProvider;
 import org.redisson.api.RedissonClient;
