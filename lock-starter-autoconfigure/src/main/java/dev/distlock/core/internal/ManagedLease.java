@@ -10,7 +10,6 @@ import java.util.function.Consumer;
 
 import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
@@ -334,9 +333,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	@Override
 	public void extend(Duration duration) {
-		if (duration.isNegative() || duration.isZero()) {
-			throw new LockConfigurationException("Lease extension must be positive, was " + duration);
-		}
+		LockRequest.checkLease(duration, (setting) -> "Lease extension");
 		long sent = System.nanoTime();
 		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
 			// past even the latest end the backend lease can have: too late to extend
