@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider} that takes its locks from
  * a distlock {@link LockTemplate}, so {@code @SchedulerLock} code moves to any distlock
- * backend by declaring this one bean.
+ * backend. {@link DistlockShedLockAutoConfiguration} declares one unless the application
+ * defines a ShedLock {@code LockProvider} of its own.
  * <p>
  * Each ShedLock lock is a MUTEX on the lock's name (with {@code distlock.key-prefix}),
  * tried once without waiting: {@code lockAtMostFor} is the fixed lease (no watchdog),
