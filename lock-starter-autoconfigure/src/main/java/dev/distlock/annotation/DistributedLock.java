@@ -113,8 +113,8 @@ public @interface DistributedLock {
 
 	/**
 	 * Name of the backend to lock on ({@code local}, {@code redis}, {@code redisson},
-	 * {@code jdbc}, {@code zookeeper}) when several are configured; it must be one of
-	 * them (checked at startup). Empty means {@code distlock.provider}, or the only
+	 * {@code redisson-quorum}, {@code jdbc}, {@code zookeeper}, {@code etcd}) when several
+	 * are configured; it must be one of them (checked at startup). Empty means {@code distlock.provider}, or the only
 	 * backend there is.
 	 * @return the provider name
 	 */
