@@ -50,8 +50,8 @@ class StartupFailureTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(LockTemplate.class).defaultProvider().name()).isEqualTo("redis");
-			assertThat(context.getBean(LockTemplate.class).providers()).as("jdbc is not registered unless enabled")
-				.containsOnlyKeys("redis");
+				assertThat(context.getBean(LockTemplate.class).providers()).as("jdbc is not registered unless enabled")
+					.containsOnlyKeys("redis");
 				assertThat(context.getBean(Shipping.class).ship("quickstart-" + UUID.randomUUID())).isPositive();
 			});
 	}
