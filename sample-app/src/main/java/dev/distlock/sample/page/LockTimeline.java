@@ -12,10 +12,11 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
 import dev.distlock.sample.InstanceName;
+import dev.distlock.sample.SampleProperties;
 import dev.distlock.sample.page.LockCall.State;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -44,7 +45,12 @@ public class LockTimeline implements LockListener {
 
 	private long lastId;
 
-	LockTimeline(InstanceName instance, @Value("${sample.timeline.capacity:300}") int capacity) {
+	@Autowired
+	LockTimeline(InstanceName instance, SampleProperties properties) {
+		this(instance, properties.timeline().capacity());
+	}
+
+	LockTimeline(InstanceName instance, int capacity) {
 		if (capacity < 1) {
 			throw new IllegalArgumentException("sample.timeline.capacity must be at least 1, not " + capacity);
 		}
