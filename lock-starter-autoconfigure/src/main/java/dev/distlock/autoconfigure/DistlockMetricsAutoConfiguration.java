@@ -12,8 +12,10 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer meters for every lock backend ({@link MetricsLockListener}), when Micrometer
- * is on the class path and a {@link MeterRegistry} bean exists. Runs before
+ * The lease gauges and counters of every lock backend ({@link MetricsLockListener}), when
+ * Micrometer is on the class path and a {@link MeterRegistry} bean exists; the
+ * {@code distlock.acquire} and {@code distlock.hold} timers come from the observations of
+ * {@link DistlockObservationAutoConfiguration}. Runs before
  * {@link DistlockAutoConfiguration} so the listener is there when the
  * {@code LockTemplate} collects its listeners. Turn meters off with
  * {@code management.metrics.enable.distlock=false}.

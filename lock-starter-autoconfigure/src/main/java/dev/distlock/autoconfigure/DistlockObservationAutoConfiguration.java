@@ -11,9 +11,10 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.context.annotation.Bean;
 
 /**
- * Observation API spans around lock acquisition and hold
- * ({@link ObservationLockListener}), when micrometer-observation is on the class path and
- * an {@link ObservationRegistry} bean exists. Runs before
+ * Observations of lock acquisition and hold ({@link ObservationLockListener}), when
+ * micrometer-observation is on the class path and an {@link ObservationRegistry} bean
+ * exists: spans with a tracer, and the {@code distlock.acquire} and {@code distlock.hold}
+ * timers with Spring Boot's meter observation handler. Runs before
  * {@link DistlockAutoConfiguration} so the listener is there when the
  * {@code LockTemplate} collects its listeners. Turn them off with
  * {@code management.observations.enable.distlock=false}.

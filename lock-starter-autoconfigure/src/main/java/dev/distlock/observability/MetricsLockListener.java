@@ -3,7 +3,6 @@ package dev.distlock.observability;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.core.Lease;
@@ -15,35 +14,20 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records what {@link dev.distlock.core.LockTemplate} does as Micrometer meters, for
- * every backend alike: {@value #ACQUIRE} (time to acquire, by outcome), {@value #HOLD}
- * (time held), {@value #ACTIVE} (leases held now), {@value #LOST} and {@value #RENEWALS}.
- * Every meter is tagged with {@code provider}, {@code type} and {@code name} (the
- * request's {@link LockRequest#name() logical name}, {@value #NO_NAME} when it has none),
- * never with the key, whose values are unbounded.
- * <p>
- * There is no separate wait meter: the time from request to grant is {@value #ACQUIRE}
- * with {@code outcome=acquired}; it includes local queueing behind threads of this JVM
- * and waiting for other holders.
+ * The Micrometer meters that no observation gives, for every backend alike:
+ * {@value #ACTIVE} (leases held now), {@value #LOST} and {@value #RENEWALS}. The timers
+ * {@code distlock.acquire} and {@code distlock.hold} are derived by Micrometer from
+ * {@link ObservationLockListener}'s observations. Every meter is tagged with
+ * {@code provider}, {@code type} and {@code name} (the request's
+ * {@link LockRequest#name() logical name}, {@value #NO_NAME} when it has none), never
+ * with the key. See docs/observability.md.
  *
  * @since 0.1.0
  */
 public final class MetricsLockListener implements LockListener {
-
-	/**
-	 * Timer: time from request to grant or give-up. Tags: provider, type, name, outcome.
-	 */
-	public static final String ACQUIRE = "distlock.acquire";
-
-	/**
-	 * Timer: time from grant to release of the outermost hold. Tags: provider, type,
-	 * name.
-	 */
-	public static final String HOLD = "distlock.hold";
 
 	/**
 	 * Gauge: leases this instance holds now, lost ones included until released. Tags:
@@ -65,10 +49,6 @@ public final class MetricsLockListener implements LockListener {
 
 	private final MeterRegistry registry;
 
-	private final Meter.MeterProvider<Timer> acquireTimers;
-
-	private final Meter.MeterProvider<Timer> holdTimers;
-
 	private final Meter.MeterProvider<Counter> lostCounters;
 
 	private final Meter.MeterProvider<Counter> renewalCounters;
@@ -82,10 +62,6 @@ public final class MetricsLockListener implements LockListener {
 	 */
 	public MetricsLockListener(MeterRegistry registry) {
 		this.registry = registry;
-		this.acquireTimers = Timer.builder(ACQUIRE)
-			.description("Time to acquire a distributed lock, by outcome (acquired, timeout, failed)")
-			.withRegistry(registry);
-		this.holdTimers = Timer.builder(HOLD).description("Time a distributed lock was held").withRegistry(registry);
 		this.lostCounters = Counter.builder(LOST)
 			.description("Distributed lock leases lost while held")
 			.withRegistry(registry);
@@ -96,23 +72,12 @@ public final class MetricsLockListener implements LockListener {
 
 	@Override
 	public void acquired(Lease lease, String provider, long waitNanos) {
-		Tags tags = tags(provider, lease.type(), lease.name());
-		this.acquireTimers.withTags(tags.and("outcome", "acquired")).record(waitNanos, TimeUnit.NANOSECONDS);
-		active(tags).incrementAndGet();
-	}
-
-	@Override
-	public void acquireFailed(LockRequest request, String provider, long waitNanos, @Nullable Throwable error) {
-		String outcome = (error != null) ? "failed" : "timeout";
-		this.acquireTimers.withTags(tags(provider, request.type(), request.name()).and("outcome", outcome))
-			.record(waitNanos, TimeUnit.NANOSECONDS);
+		active(tags(provider, lease.type(), lease.name())).incrementAndGet();
 	}
 
 	@Override
 	public void released(Lease lease, String provider, long heldNanos) {
-		Tags tags = tags(provider, lease.type(), lease.name());
-		this.holdTimers.withTags(tags).record(heldNanos, TimeUnit.NANOSECONDS);
-		active(tags).decrementAndGet();
+		active(tags(provider, lease.type(), lease.name())).decrementAndGet();
 	}
 
 	@Override

@@ -13,48 +13,35 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reports acquisitions and holds through the Micrometer Observation API, so a trace shows
- * the wait for a lock as its own span ({@value #ACQUIRE_SPAN}) and the time it was held
- * as another ({@value #HOLD_SPAN}).
- * <p>
- * The acquire observation is opened in scope on the acquiring thread, so spans of the
- * backend's client (a Redis command, a SQL statement) nest under it. The hold observation
- * is started in the caller's context but not put in scope, because a lease may be
- * released from another thread; it is a sibling of the guarded work's spans, covering the
- * same time. A lost lease adds an event and ends the hold with
- * {@code distlock.outcome=lost}.
- * <p>
- * The observation names ({@value #ACQUIRE_OBSERVATION}, {@value #HOLD_OBSERVATION})
- * differ from the meter names of {@link MetricsLockListener}: Spring Boot also turns
- * every observation into a timer of the observation's name with other tags, and two
- * meters of one name with different tag keys would clash in registries such as
- * Prometheus. Low-cardinality keys: {@code distlock.provider}, {@code distlock.type},
- * {@code distlock.name}, {@code distlock.outcome}; high-cardinality:
- * {@code distlock.key}, {@code distlock.fencing-token}.
+ * Reports acquisitions and holds as Micrometer observations:
+ * {@value #ACQUIRE_OBSERVATION} (from request to grant or give-up, in scope on the
+ * acquiring thread, so that the backend client's spans nest under it) and
+ * {@value #HOLD_OBSERVATION} (from grant to the release of the outermost hold, not in
+ * scope, since a lease may be released on another thread). With Spring Boot's meter
+ * observation handler they are also the timers {@code distlock.acquire} and
+ * {@code distlock.hold}. Low-cardinality keys: {@code provider}, {@code type},
+ * {@code name}, {@code outcome}; high-cardinality: {@code distlock.key},
+ * {@code distlock.fencing-token}. See docs/observability.md.
  *
  * @since 0.1.0
  */
 public final class ObservationLockListener implements LockListener {
 
-	/** Name of the observation around an acquisition. */
-	public static final String ACQUIRE_OBSERVATION = "distlock.lock.acquire";
+	/**
+	 * Name of the observation around an acquisition, and of the timer derived from it.
+	 */
+	public static final String ACQUIRE_OBSERVATION = "distlock.acquire";
 
-	/** Name of the observation around a hold. */
-	public static final String HOLD_OBSERVATION = "distlock.lock.hold";
+	/** Name of the observation around a hold, and of the timer derived from it. */
+	public static final String HOLD_OBSERVATION = "distlock.hold";
 
-	/** Span (contextual) name of the acquisition. */
-	public static final String ACQUIRE_SPAN = "distlock.acquire";
+	static final String PROVIDER = "provider";
 
-	/** Span (contextual) name of the hold. */
-	public static final String HOLD_SPAN = "distlock.hold";
+	static final String TYPE = "type";
 
-	static final String PROVIDER = "distlock.provider";
+	static final String NAME = "name";
 
-	static final String TYPE = "distlock.type";
-
-	static final String NAME = "distlock.name";
-
-	static final String OUTCOME = "distlock.outcome";
+	static final String OUTCOME = "outcome";
 
 	static final String KEY = "distlock.key";
 
@@ -87,7 +74,7 @@ public final class ObservationLockListener implements LockListener {
 		if (this.registry.isNoop()) {
 			return;
 		}
-		Observation observation = start(ACQUIRE_OBSERVATION, ACQUIRE_SPAN, provider, request.type(), request.name())
+		Observation observation = start(ACQUIRE_OBSERVATION, provider, request.type(), request.name())
 			.highCardinalityKeyValue(KEY, request.key());
 		this.pending.set(new Pending(observation, observation.openScope()));
 	}
@@ -106,7 +93,7 @@ public final class ObservationLockListener implements LockListener {
 		}
 		// started after the acquire scope closed, so its parent is the caller's
 		// observation, not the acquisition
-		Observation hold = start(HOLD_OBSERVATION, HOLD_SPAN, provider, lease.type(), lease.name())
+		Observation hold = start(HOLD_OBSERVATION, provider, lease.type(), lease.name())
 			.highCardinalityKeyValue(KEY, lease.key())
 			.highCardinalityKeyValue(TOKEN, Long.toString(lease.fencingToken()));
 		this.holds.put(lease, new Hold(hold));
@@ -144,9 +131,8 @@ public final class ObservationLockListener implements LockListener {
 		}
 	}
 
-	private Observation start(String name, String spanName, String provider, LockType type, @Nullable String lockName) {
+	private Observation start(String name, String provider, LockType type, @Nullable String lockName) {
 		return Observation.createNotStarted(name, this.registry)
-			.contextualName(spanName)
 			.lowCardinalityKeyValue(PROVIDER, provider)
 			.lowCardinalityKeyValue(TYPE, type.name().toLowerCase(Locale.ROOT))
 			.lowCardinalityKeyValue(NAME, (lockName != null) ? lockName : MetricsLockListener.NO_NAME)

@@ -70,6 +70,16 @@ class DistlockEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithTheMetadatasDashedNameShouldExposeAndSwitchOffTheEndpoint() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=distlock-locks")
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class));
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=distlock-locks",
+					"management.endpoint.distlock-locks.access=NONE")
+			.run((context) -> assertThat(context).doesNotHaveBean(LocksEndpoint.class));
+	}
+
+	@Test
 	void runWithoutActuatorShouldNotCreateEndpoint() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=distlockLocks")
 			.withClassLoader(new FilteredClassLoader(Endpoint.class))

@@ -35,7 +35,7 @@ class DistlockObservationAutoConfigurationTests {
 
 				@Override
 				public void onStop(Observation.Context context) {
-					stopped.add(context.getContextualName());
+					stopped.add(context.getName());
 				}
 
 				@Override

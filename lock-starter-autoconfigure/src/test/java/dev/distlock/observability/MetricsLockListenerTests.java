@@ -15,9 +15,12 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.local.LocalLockProvider;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,13 +29,18 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link MetricsLockListener} on a real {@link LockTemplate} over the local backend (and,
- * for backend failures, over a stopped H2 TCP server): names, tags and values after real
- * acquisitions, timeouts, failures, renewals and a lost lease.
+ * The meters a user sees, as Spring Boot wires them: {@link MetricsLockListener}'s gauges
+ * and counters and the timers Micrometer's {@link DefaultMeterObservationHandler} derives
+ * from {@link ObservationLockListener}'s observations, on a real {@link LockTemplate}
+ * over the local backend (and, for backend failures, over a stopped H2 TCP server):
+ * names, tags and values after real acquisitions, timeouts, failures, renewals and a lost
+ * lease.
  */
 class MetricsLockListenerTests {
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final ObservationRegistry observations = observations(this.registry);
 
 	private final String prefix = "metrics:" + UUID.randomUUID().toString().substring(0, 8) + ":";
 
@@ -90,7 +98,7 @@ class MetricsLockListenerTests {
 			assertThat(meter.getId().getName()).startsWith("distlock.");
 			assertThat(meter.getId().getTags()).extracting(Tag::getKey)
 				.as("tag keys of %s", meter.getId())
-				.isSubsetOf("provider", "type", "name", "outcome");
+				.isSubsetOf("provider", "type", "name", "outcome", "error");
 			assertThat(meter.getId().getTags()).extracting(Tag::getValue)
 				.as("no tag of %s holds the key", meter.getId())
 				.noneMatch((value) -> value.contains("123456"));
@@ -180,7 +188,13 @@ class MetricsLockListenerTests {
 			.withKeyPrefix(this.prefix)
 			.withWatchdog(Duration.ofMillis(900), Duration.ofMillis(150));
 		return new LockTemplate(List.of(provider), provider.name(), settings,
-				List.of(new MetricsLockListener(this.registry)));
+				List.of(new MetricsLockListener(this.registry), new ObservationLockListener(this.observations)));
+	}
+
+	private static ObservationRegistry observations(MeterRegistry meterRegistry) {
+		ObservationRegistry registry = ObservationRegistry.create();
+		registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meterRegistry));
+		return registry;
 	}
 
 }

@@ -88,13 +88,13 @@ class ObservationLockListenerTests {
 		List<Recorded> acquires = this.handler.named(ObservationLockListener.ACQUIRE_OBSERVATION);
 		assertThat(acquires).hasSize(1);
 		Recorded acquire = acquires.get(0);
-		assertThat(acquire.context.getContextualName()).isEqualTo("distlock.acquire");
+		assertThat(acquire.context.getName()).isEqualTo("distlock.acquire");
 		assertThat(acquire.isStopped()).isTrue();
 		assertThat(acquire.parent()).isSameAs(caller.getContext());
-		assertThat(acquire.low("distlock.provider")).isEqualTo("local");
-		assertThat(acquire.low("distlock.type")).isEqualTo("mutex");
-		assertThat(acquire.low("distlock.name")).isEqualTo("orders");
-		assertThat(acquire.low("distlock.outcome")).isEqualTo("acquired");
+		assertThat(acquire.low("provider")).isEqualTo("local");
+		assertThat(acquire.low("type")).isEqualTo("mutex");
+		assertThat(acquire.low("name")).isEqualTo("orders");
+		assertThat(acquire.low("outcome")).isEqualTo("acquired");
 		assertThat(acquire.high("distlock.key")).isEqualTo("order:7");
 		assertThat(acquire.high("distlock.fencing-token")).isEqualTo(Long.toString(lease.fencingToken()));
 		assertThat(this.provider.seen).as("observation current during the backend's acquire")
@@ -116,11 +116,11 @@ class ObservationLockListenerTests {
 		CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
 		caller.stop();
 		assertThat(hold.isStopped()).isTrue();
-		assertThat(hold.context.getContextualName()).isEqualTo("distlock.hold");
+		assertThat(hold.context.getName()).isEqualTo("distlock.hold");
 		assertThat(hold.parent()).as("hold is a child of the caller, not of the acquisition")
 			.isSameAs(caller.getContext());
-		assertThat(hold.low("distlock.name")).isEqualTo("none");
-		assertThat(hold.low("distlock.outcome")).isEqualTo("released");
+		assertThat(hold.low("name")).isEqualTo("none");
+		assertThat(hold.low("outcome")).isEqualTo("released");
 		Recorded acquire = this.handler.named(ObservationLockListener.ACQUIRE_OBSERVATION).get(0);
 		assertThat(hold.startNanos).isGreaterThanOrEqualTo(acquire.stopNanos);
 	}
@@ -137,7 +137,7 @@ class ObservationLockListenerTests {
 		List<Recorded> acquires = this.handler.named(ObservationLockListener.ACQUIRE_OBSERVATION);
 		assertThat(acquires).hasSize(2);
 		Recorded waited = acquires.get(1);
-		assertThat(waited.low("distlock.outcome")).isEqualTo("acquired");
+		assertThat(waited.low("outcome")).isEqualTo("acquired");
 		assertThat(waited.durationMillis()).as("the wait for the other holder").isGreaterThanOrEqualTo(250);
 	}
 
@@ -154,7 +154,7 @@ class ObservationLockListenerTests {
 		}
 		Recorded timedOut = this.handler.named(ObservationLockListener.ACQUIRE_OBSERVATION).get(1);
 		assertThat(timedOut.isStopped()).isTrue();
-		assertThat(timedOut.low("distlock.outcome")).isEqualTo("timeout");
+		assertThat(timedOut.low("outcome")).isEqualTo("timeout");
 		assertThat(timedOut.context.getError()).isNull();
 		assertThat(this.handler.named(ObservationLockListener.HOLD_OBSERVATION)).hasSize(1);
 	}
@@ -168,8 +168,8 @@ class ObservationLockListenerTests {
 			.isThrownBy(() -> this.other.acquire(LockRequest.builder("down").waitTime(Duration.ZERO).build()));
 		Recorded failed = this.handler.named(ObservationLockListener.ACQUIRE_OBSERVATION).get(0);
 		assertThat(failed.isStopped()).isTrue();
-		assertThat(failed.low("distlock.provider")).isEqualTo("h2fixture");
-		assertThat(failed.low("distlock.outcome")).isEqualTo("failed");
+		assertThat(failed.low("provider")).isEqualTo("h2fixture");
+		assertThat(failed.low("outcome")).isEqualTo("failed");
 		assertThat(failed.context.getError()).isInstanceOf(java.sql.SQLException.class);
 	}
 
@@ -183,7 +183,7 @@ class ObservationLockListenerTests {
 		assertThat(hold.events.get(0).getName()).isEqualTo("distlock.lost");
 		lease.release();
 		assertThat(hold.isStopped()).isTrue();
-		assertThat(hold.low("distlock.outcome")).isEqualTo("lost");
+		assertThat(hold.low("outcome")).isEqualTo("lost");
 	}
 
 	@Test

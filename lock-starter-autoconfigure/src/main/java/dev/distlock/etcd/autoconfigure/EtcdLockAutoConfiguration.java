@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -37,7 +38,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * The etcd backend: an {@link EtcdLockProvider} named {@code etcd} (and an
  * {@link EtcdLatchProvider} beside it unless {@code distlock.latch.enabled=false}) on the
  * application's jetcd {@link Client} bean, or on a client that distlock creates and
- * closes from {@code distlock.etcd.endpoints} when there is none. Needs
+ * closes from {@link EtcdConnectionDetails} when there is none
+ * ({@code distlock.etcd.endpoints}, or a service connection). Needs
  * {@code io.etcd:jetcd-core} on the class path.
  *
  * @since 0.3.0
@@ -51,13 +53,20 @@ public final class EtcdLockAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(Client.class)
-	@Conditional(EndpointsCondition.class)
+	@Conditional(ConnectionAvailableCondition.class)
 	static class ClientConfiguration {
 
+		@Bean
+		@ConditionalOnMissingBean(EtcdConnectionDetails.class)
+		PropertiesEtcdConnectionDetails etcdConnectionDetails(EtcdLockProperties properties) {
+			return new PropertiesEtcdConnectionDetails(properties);
+		}
+
 		@Bean(destroyMethod = "close")
-		Client distlockEtcdClient(EtcdLockProperties properties,
+		Client distlockEtcdClient(EtcdLockProperties properties, EtcdConnectionDetails connectionDetails,
 				ObjectProvider<EtcdLockClientBuilderCustomizer> customizers) {
-			if (properties.getEndpoints().isEmpty()) {
+			List<String> endpoints = connectionDetails.getEndpoints();
+			if (endpoints.isEmpty()) {
 				throw new LockConfigurationException("distlock.etcd.endpoints must name at least one etcd client URL");
 			}
 			if (properties.getConnectTimeout().isNegative() || properties.getConnectTimeout().isZero()) {
@@ -65,11 +74,13 @@ public final class EtcdLockAutoConfiguration {
 						"distlock.etcd.connect-timeout must be positive, was " + properties.getConnectTimeout());
 			}
 			ClientBuilder builder = Client.builder()
-				.endpoints(properties.getEndpoints().toArray(String[]::new))
+				.endpoints(endpoints.toArray(String[]::new))
 				.connectTimeout(properties.getConnectTimeout());
-			if (properties.getUsername() != null) {
-				builder.user(bytes(properties.getUsername()));
-				builder.password(bytes((properties.getPassword() != null) ? properties.getPassword() : ""));
+			String username = connectionDetails.getUsername();
+			if (username != null) {
+				String password = connectionDetails.getPassword();
+				builder.user(bytes(username));
+				builder.password(bytes((password != null) ? password : ""));
 			}
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 			return builder.build();
@@ -119,8 +130,30 @@ public final class EtcdLockAutoConfiguration {
 
 		}
 
+		@Conditional(ConnectionAvailableCondition.class)
+		static class Connection {
+
+		}
+
+	}
+
+	/**
+	 * Where distlock's own client can connect: {@code distlock.etcd.endpoints} or an
+	 * {@link EtcdConnectionDetails} bean (a service connection).
+	 */
+	static class ConnectionAvailableCondition extends AnyNestedCondition {
+
+		ConnectionAvailableCondition() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
 		@Conditional(EndpointsCondition.class)
 		static class Endpoints {
+
+		}
+
+		@ConditionalOnBean(EtcdConnectionDetails.class)
+		static class ConnectionDetailsBean {
 
 		}
 

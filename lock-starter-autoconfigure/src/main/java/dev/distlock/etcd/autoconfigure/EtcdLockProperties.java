@@ -7,7 +7,6 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.validation.annotation.Validated;
 
 /**
  * Configuration of the etcd backend, under {@code distlock.etcd.*}. The connection
@@ -17,7 +16,6 @@ import org.springframework.validation.annotation.Validated;
  * @since 0.3.0
  */
 @ConfigurationProperties("distlock.etcd")
-@Validated
 public class EtcdLockProperties {
 
 	/**

@@ -2,13 +2,13 @@ package dev.distlock.jdbc.autoconfigure;
 
 import java.time.Duration;
 
-import jakarta.validation.constraints.NotBlank;
-import jakarta.validation.constraints.Positive;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
-import org.springframework.validation.annotation.Validated;
+import org.springframework.util.StringUtils;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration of the JDBC lock backend, under {@code distlock.jdbc.*}. Schema creation
@@ -19,8 +19,7 @@ import org.springframework.validation.annotation.Validated;
  * @since 0.1.0
  */
 @ConfigurationProperties("distlock.jdbc")
-@Validated
-public class JdbcLockProperties extends DatabaseInitializationProperties {
+public class JdbcLockProperties extends DatabaseInitializationProperties implements Validator {
 
 	/**
 	 * Whether to register this backend beside the default one; unset means only when
@@ -31,7 +30,6 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	/**
 	 * Name of the lock table, optionally qualified by a schema.
 	 */
-	@NotBlank
 	private String tableName = "distlock_lock";
 
 	/**
@@ -56,7 +54,6 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 	 * Most rows one sweep transaction deletes; a sweep deletes batches until one comes
 	 * back short.
 	 */
-	@Positive
 	private int cleanupBatchSize = 500;
 
 	/**
@@ -125,6 +122,26 @@ public class JdbcLockProperties extends DatabaseInitializationProperties {
 
 	public void setNotifications(boolean notifications) {
 		this.notifications = notifications;
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return JdbcLockProperties.class.isAssignableFrom(type);
+	}
+
+	/**
+	 * Checks the values bound, as Spring Boot does for a properties class that is a
+	 * {@link Validator}, with no Bean Validation provider needed.
+	 */
+	@Override
+	public void validate(Object target, Errors errors) {
+		JdbcLockProperties properties = (JdbcLockProperties) target;
+		if (!StringUtils.hasText(properties.getTableName())) {
+			errors.rejectValue("tableName", "NotBlank", "must not be blank");
+		}
+		if (properties.getCleanupBatchSize() <= 0) {
+			errors.rejectValue("cleanupBatchSize", "Positive", "must be greater than 0");
+		}
 	}
 
 }

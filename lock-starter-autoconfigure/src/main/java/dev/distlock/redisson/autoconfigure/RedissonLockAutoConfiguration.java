@@ -27,16 +27,11 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The Redisson backends, when Redisson is on the classpath. The {@code redisson} provider
- * runs on the application's {@link RedissonClient} (from
- * {@code redisson-spring-boot-starter} or the application's own bean), so it is
- * configured after the Redisson starter. The {@code redisson-quorum} provider connects to
- * {@code distlock.redisson.nodes} itself and needs no client bean. Each registers per
- * {@link ConditionalOnLockProvider} under its own name, which is why the conditions sit
- * on the two nested configurations rather than on this class. The {@code redisson}
- * provider bounds its calls by {@code distlock.call-timeout}; the quorum's by
- * {@code distlock.redisson.node-timeout}, and both an acquisition's by its wait plus
- * {@code distlock.call-timeout}.
+ * The Redisson backends, when Redisson is on the class path: {@code redisson} on the
+ * application's {@link RedissonClient} (so it runs after the Redisson starter), and
+ * {@code redisson-quorum} on the servers of {@code distlock.redisson.nodes}, which it
+ * connects to itself. Each registers per {@link ConditionalOnLockProvider} under its own
+ * name, hence the conditions on the nested configurations. See docs/redisson.md.
  *
  * @since 0.1.0
  */

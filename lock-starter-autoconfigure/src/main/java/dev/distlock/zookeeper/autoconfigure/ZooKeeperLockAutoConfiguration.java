@@ -14,6 +14,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -27,8 +28,9 @@ import org.springframework.context.annotation.Import;
 /**
  * The ZooKeeper backend: a {@link ZooKeeperLockProvider} named {@code zookeeper} on the
  * application's {@link CuratorFramework} bean, or on a client that distlock creates,
- * starts and closes from {@code distlock.zookeeper.connect-string} when there is none.
- * Needs {@code curator-recipes} on the class path.
+ * starts and closes from {@link ZooKeeperConnectionDetails} when there is none
+ * ({@code distlock.zookeeper.connect-string}, or a service connection). Needs
+ * {@code curator-recipes} on the class path.
  *
  * @since 0.1.0
  */
@@ -43,15 +45,22 @@ public final class ZooKeeperLockAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(CuratorFramework.class)
-	@ConditionalOnProperty(prefix = "distlock.zookeeper", name = "connect-string")
+	@Conditional(ConnectionAvailableCondition.class)
 	static class ClientConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(ZooKeeperConnectionDetails.class)
+		PropertiesZooKeeperConnectionDetails zooKeeperConnectionDetails(ZooKeeperLockProperties properties) {
+			return new PropertiesZooKeeperConnectionDetails(properties);
+		}
 
 		@Bean(destroyMethod = "close")
 		CuratorFramework distlockCuratorFramework(ZooKeeperLockProperties properties,
+				ZooKeeperConnectionDetails connectionDetails,
 				ObjectProvider<ZooKeeperLockClientBuilderCustomizer> customizers) {
 			ZooKeeperLockProperties.Retry retry = properties.getRetry();
 			CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
-				.connectString(properties.getConnectString())
+				.connectString(connectionDetails.getConnectString())
 				.sessionTimeoutMs(millis("session-timeout", properties.getSessionTimeout()))
 				.connectionTimeoutMs(millis("connection-timeout", properties.getConnectionTimeout()))
 				.retryPolicy(new ExponentialBackoffRetry(millis("retry.base-sleep", retry.getBaseSleep()),
@@ -89,9 +98,9 @@ public final class ZooKeeperLockAutoConfiguration {
 	}
 
 	/**
-	 * A client to lock with: the application's own, or distlock's from the connect
-	 * string. Judged on the property rather than on distlock's client bean, whose
-	 * registration may come after this condition is evaluated.
+	 * A client to lock with: the application's own, or distlock's from the connection
+	 * details. Judged on the property and the details rather than on distlock's client
+	 * bean, whose registration may come after this condition is evaluated.
 	 */
 	static class ClientAvailableCondition extends AnyNestedCondition {
 
@@ -104,8 +113,30 @@ public final class ZooKeeperLockAutoConfiguration {
 
 		}
 
+		@Conditional(ConnectionAvailableCondition.class)
+		static class Connection {
+
+		}
+
+	}
+
+	/**
+	 * Where distlock's own client can connect: {@code distlock.zookeeper.connect-string}
+	 * or a {@link ZooKeeperConnectionDetails} bean (a service connection).
+	 */
+	static class ConnectionAvailableCondition extends AnyNestedCondition {
+
+		ConnectionAvailableCondition() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
 		@ConditionalOnProperty(prefix = "distlock.zookeeper", name = "connect-string")
 		static class ConnectString {
+
+		}
+
+		@ConditionalOnBean(ZooKeeperConnectionDetails.class)
+		static class ConnectionDetailsBean {
 
 		}
 

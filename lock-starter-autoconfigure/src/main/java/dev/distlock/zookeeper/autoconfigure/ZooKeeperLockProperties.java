@@ -2,12 +2,11 @@ package dev.distlock.zookeeper.autoconfigure;
 
 import java.time.Duration;
 
-import jakarta.validation.Valid;
-import jakarta.validation.constraints.PositiveOrZero;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.validation.annotation.Validated;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration of the ZooKeeper backend, under {@code distlock.zookeeper.*}. The
@@ -17,8 +16,7 @@ import org.springframework.validation.annotation.Validated;
  * @since 0.1.0
  */
 @ConfigurationProperties("distlock.zookeeper")
-@Validated
-public class ZooKeeperLockProperties {
+public class ZooKeeperLockProperties implements Validator {
 
 	/**
 	 * Whether to register this backend beside the default one; unset means only when
@@ -50,7 +48,6 @@ public class ZooKeeperLockProperties {
 	 */
 	private Duration connectionTimeout = Duration.ofSeconds(15);
 
-	@Valid
 	private final Retry retry = new Retry();
 
 	public @Nullable Boolean getEnabled() {
@@ -116,7 +113,6 @@ public class ZooKeeperLockProperties {
 		/**
 		 * Retries of one operation before it fails.
 		 */
-		@PositiveOrZero
 		private int maxRetries = 3;
 
 		public Duration getBaseSleep() {
@@ -143,6 +139,23 @@ public class ZooKeeperLockProperties {
 			this.maxRetries = maxRetries;
 		}
 
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return ZooKeeperLockProperties.class.isAssignableFrom(type);
+	}
+
+	/**
+	 * Checks the values bound, as Spring Boot does for a properties class that is a
+	 * {@link Validator}, with no Bean Validation provider needed.
+	 */
+	@Override
+	public void validate(Object target, Errors errors) {
+		ZooKeeperLockProperties properties = (ZooKeeperLockProperties) target;
+		if (properties.getRetry().getMaxRetries() < 0) {
+			errors.rejectValue("retry.maxRetries", "PositiveOrZero", "must be greater than or equal to 0");
+		}
 	}
 
 }

@@ -281,6 +281,19 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void badValuesFailWithoutABeanValidationProviderOnTheClassPath() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("jakarta.validation", "org.hibernate.validator"))
+			.withPropertyValues("distlock.jdbc.cleanup-batch-size=-3", "distlock.jdbc.table-name=")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(org.springframework.boot.context.properties.bind.validation.BindValidationException.class)
+				.hasMessageContaining("cleanupBatchSize")
+				.hasMessageContaining("must be greater than 0")
+				.hasMessageContaining("tableName")
+				.hasMessageContaining("must not be blank"));
+	}
+
+	@Test
 	void blankTableNameFailsWithTheConstraintsMessage() {
 		this.contextRunner.withPropertyValues("distlock.jdbc.table-name= ")
 			.run((context) -> assertThat(context).getFailure()

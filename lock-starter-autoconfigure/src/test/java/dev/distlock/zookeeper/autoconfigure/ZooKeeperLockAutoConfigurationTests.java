@@ -208,6 +208,17 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithNegativeMaxRetriesShouldFailWithoutABeanValidationProvider() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("jakarta.validation", "org.hibernate.validator"))
+			.withPropertyValues("distlock.zookeeper.connect-string=" + server.getConnectString(),
+					"distlock.zookeeper.retry.max-retries=-2")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("retry.maxRetries")
+				.hasMessageContaining("must be greater than or equal to 0"));
+	}
+
+	@Test
 	void runWithNegativeMaxRetriesShouldFailWithTheConstraintsMessage() {
 		this.contextRunner
 			.withPropertyValues("distlock.zookeeper.connect-string=" + server.getConnectString(),
