@@ -66,8 +66,8 @@ final class ReactiveLocking {
 		}
 		catch (LockAcquisitionException ex) {
 			// cancelling the subscription interrupts the waiting thread: hand the failure
-			// on as a value, which
-			// Reactor discards quietly, instead of an error it would log as dropped
+			// on as a value, which Reactor discards quietly, instead of an error it would
+			// log as dropped
 			return Flux.error(ex);
 		}
 		catch (Exception | Error ex) {

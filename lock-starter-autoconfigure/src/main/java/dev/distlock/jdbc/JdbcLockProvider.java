@@ -420,9 +420,8 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		}
 		LockTarget target = target(attempt);
 		// by the acquisition's call deadline when the core cleans up on the caller's
-		// thread (a FAIR ticket after the
-		// wait ran out); past it (in the background, after a call without an answer) by
-		// the call timeout
+		// thread (a FAIR ticket after the wait ran out); past it (in the background,
+		// after a call without an answer) by the call timeout
 		long deadline = (attempt.deadlineNanos() - System.nanoTime() > 0) ? attempt.deadlineNanos()
 				: this.connections.deadline();
 		try {

@@ -149,9 +149,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	private volatile boolean renewing;
 
 	// renewals and extensions in flight together: the backend may apply them in either
-	// order, whatever order their
-	// answers come back in, so while they overlap the lease ends at the earliest end any
-	// of them can have set
+	// order, whatever order their answers come back in, so while they overlap the lease
+	// ends at the earliest end any of them can have set
 	private int extensionsInFlight; // guarded by this
 
 	private long overlapEndNanos; // guarded by this
@@ -241,8 +240,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		return this.state == RELEASED;
 	}
 
-	// ---------------------------------------------------------------- what the engine
-	// reads
+	// ---------------------------------------------------------------- engine
 
 	LockProvider<H> provider() {
 		return this.provider;
@@ -470,8 +468,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		try {
 			if (previous == HELD) {
 				// the local queue opens once the release is sent (ordered before the next
-				// local thread's request),
-				// so the next local thread does not find the lock busy
+				// local thread's request), so the next local thread does not find the
+				// lock busy
 				releaseBackend(true);
 			}
 			else {
