@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.RenewalOutcome;
-import dev.distlock.core.spi.SharedTimer;
+import dev.distlock.core.support.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
