@@ -4,8 +4,8 @@ import dev.distlock.annotation.AsyncResultHandler;
 import dev.distlock.annotation.DistributedLockAdvisor;
 import dev.distlock.annotation.DistributedLockInterceptor;
 import dev.distlock.annotation.DistributedLockValidator;
-import dev.distlock.annotation.LockKeyResolver;
 import dev.distlock.annotation.LockAttributeSource;
+import dev.distlock.annotation.LockKeyResolver;
 import dev.distlock.annotation.SpelLockKeyResolver;
 import dev.distlock.core.LockTemplate;
 
