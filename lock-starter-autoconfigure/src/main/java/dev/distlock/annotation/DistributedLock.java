@@ -9,30 +9,20 @@ import java.lang.annotation.Target;
 import dev.distlock.core.LockType;
 
 /**
- * Runs the annotated method of a Spring bean under a distributed lock: the lock is
- * acquired before the method runs and released when it returns or throws (for a
- * {@code CompletionStage}/{@code CompletableFuture} result, when that completes). Inside
- * the method {@link dev.distlock.core.LockContext#currentLease()} is the lease, with its
- * fencing token. A method returning Reactor's {@code Mono} or {@code Flux} locks per
- * subscription instead: the lock is acquired when the result is subscribed to (on a
- * bounded-elastic thread, since acquiring may block), held until it completes, fails or
- * is cancelled, and the lease is in the Reactor context under {@code Lease.class} (and in
- * {@code LockContext} while the method assembles its publisher); a busy lock is an error
- * signal, an empty result under {@link LockFailureAction#SKIP}, or the fallback's
- * publisher.
+ * Runs the annotated method of a Spring bean under a distributed lock, acquired before
+ * the method runs and released when it returns or throws, or when its
+ * {@code CompletionStage}, {@code Mono} or {@code Flux} result completes (a reactive
+ * result locks per subscription). Inside the method
+ * {@link dev.distlock.core.LockContext#currentLease()} is the lease, with its fencing
+ * token.
  * <p>
- * The lock key is {@code distlock.key-prefix} + {@link #name()} + {@code ":"} + the value
- * of {@link #key()}; with only one of them set, just that one; with neither, the target
- * class's fully qualified name + {@code "."} + the method name. Everything that can be
- * checked is checked when the bean is created (SpEL syntax, variables that are no
- * parameters, durations, permits, fallback method, provider and type), so a mistake fails
- * the application's startup with a {@link dev.distlock.core.LockConfigurationException}
- * naming the method and the offending value.
- * <p>
- * Applied by a Spring AOP proxy, so it works on public (or protected/package-visible)
- * non-final, non-static methods called through the bean reference; a call from inside the
- * same object ({@code this.method()}) is not intercepted. By default the advisor runs
- * just outside {@code @Transactional}, so the lock is released after the commit.
+ * The key is {@code distlock.key-prefix} + {@link #name()} + {@code ":"} + the value of
+ * {@link #key()} (just one of them when only one is set; the class and method name when
+ * neither is). Everything that can be checked is checked when the bean is created, so a
+ * mistake fails startup with a {@link dev.distlock.core.LockConfigurationException}
+ * naming the method and the value. Applied by a Spring AOP proxy: calls through the bean
+ * reference only, just outside {@code @Transactional} by default. The attributes in full,
+ * reactive results and ordering: docs/core.md.
  *
  * <pre class="code">
  * &#064;DistributedLock(name = "order", key = "#order.id", lease = "30s", waitTime = "5s")

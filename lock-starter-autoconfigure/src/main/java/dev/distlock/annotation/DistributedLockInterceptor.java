@@ -30,7 +30,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 
 	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
 
-	private final LockOperationSource operations;
+	private final LockAttributeSource operations;
 
 	private final Supplier<LockTemplate> lockTemplate;
 
@@ -39,7 +39,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 	 * @param operations the compiled annotations
 	 * @param lockTemplate the template to lock with, looked up on first use
 	 */
-	public DistributedLockInterceptor(LockOperationSource operations, Supplier<LockTemplate> lockTemplate) {
+	public DistributedLockInterceptor(LockAttributeSource operations, Supplier<LockTemplate> lockTemplate) {
 		this.operations = operations;
 		this.lockTemplate = SingletonSupplier.of(lockTemplate);
 	}
@@ -50,7 +50,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		if (target == null) {
 			return invocation.proceed();
 		}
-		LockOperation operation = this.operations.getOperation(invocation.getMethod(), target.getClass());
+		LockAttribute operation = this.operations.getOperation(invocation.getMethod(), target.getClass());
 		if (operation == null) {
 			return invocation.proceed();
 		}
@@ -65,7 +65,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/** The answer when the lock stays busy: the fallback, a skip, or the exception. */
-	static BusyCallback<Object> busy(LockOperation operation, LockRequest request, Object target,
+	static BusyCallback<Object> busy(LockAttribute operation, LockRequest request, Object target,
 			@Nullable Object[] args) {
 		if (!operation.answersBusy()) {
 			return (timeout) -> {
@@ -83,7 +83,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 		};
 	}
 
-	static LockAcquisitionException busyException(LockOperation operation, LockAcquisitionException timeout) {
+	static LockAcquisitionException busyException(LockAttribute operation, LockAcquisitionException timeout) {
 		return new LockAcquisitionException(timeout.getMessage() + " (for " + operation.description() + ")");
 	}
 

@@ -22,7 +22,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Checks every {@link DistributedLock @DistributedLock} method of each bean when the bean
- * is created, by compiling its {@link LockOperation} (which is then cached for the
+ * is created, by compiling its {@link LockAttribute} (which is then cached for the
  * calls), so that a bad key expression, duration, fallback or provider fails the
  * application's startup with a {@link dev.distlock.core.LockConfigurationException}
  * naming the method and the offending value, not the first call in production. Runs after
@@ -35,7 +35,7 @@ public class DistributedLockValidator implements BeanPostProcessor, Ordered {
 
 	private static final Log logger = LogFactory.getLog(DistributedLockValidator.class);
 
-	private final Supplier<LockOperationSource> operations;
+	private final Supplier<LockAttributeSource> operations;
 
 	private final Set<Class<?>> checked = Collections.newSetFromMap(new ConcurrentReferenceHashMap<>());
 
@@ -44,7 +44,7 @@ public class DistributedLockValidator implements BeanPostProcessor, Ordered {
 	 * @param operations the operation source, looked up when the first annotated bean is
 	 * created
 	 */
-	public DistributedLockValidator(Supplier<LockOperationSource> operations) {
+	public DistributedLockValidator(Supplier<LockAttributeSource> operations) {
 		this.operations = SingletonSupplier.of(operations);
 	}
 
@@ -59,7 +59,7 @@ public class DistributedLockValidator implements BeanPostProcessor, Ordered {
 				(MethodIntrospector.MetadataLookup<DistributedLock>) (method) -> AnnotatedElementUtils
 					.findMergedAnnotation(method, DistributedLock.class));
 		if (!annotated.isEmpty()) {
-			LockOperationSource source = this.operations.get();
+			LockAttributeSource source = this.operations.get();
 			for (Method method : annotated.keySet()) {
 				source.getOperation(method, targetClass);
 			}

@@ -40,7 +40,7 @@ final class ReactiveLocking {
 	private ReactiveLocking() {
 	}
 
-	static Object lock(LockOperation operation, MethodInvocation invocation, Object target, @Nullable Object[] args,
+	static Object lock(LockAttribute operation, MethodInvocation invocation, Object target, @Nullable Object[] args,
 			Supplier<LockTemplate> lockTemplate) {
 		// one clone per subscription lets each one run the rest of the advice chain and
 		// the method again
@@ -53,10 +53,10 @@ final class ReactiveLocking {
 				// release it
 				.doOnDiscard(HeldPublisher.class, HeldPublisher::discard)
 				.flatMapMany(Flux::from));
-		return (operation.reactive() == LockOperation.Reactive.MONO) ? Mono.fromDirect(locked) : locked;
+		return (operation.reactive() == LockAttribute.Reactive.MONO) ? Mono.fromDirect(locked) : locked;
 	}
 
-	private static Publisher<?> run(LockOperation operation, MethodInvocation call, Object target,
+	private static Publisher<?> run(LockAttribute operation, MethodInvocation call, Object target,
 			@Nullable Object[] args, LockTemplate template) throws Exception {
 		LockRequest request = operation.request(target, args);
 		BusyCallback<Object> busy = DistributedLockInterceptor.busy(operation, request, target, args);
@@ -66,8 +66,8 @@ final class ReactiveLocking {
 		}
 		catch (LockAcquisitionException ex) {
 			// cancelling the subscription interrupts the waiting thread: hand the failure
-			// on as a value, which
-			// Reactor discards quietly, instead of an error it would log as dropped
+			// on as a value, which Reactor discards quietly, instead of an error it would
+			// log as dropped
 			return Flux.error(ex);
 		}
 		catch (Exception | Error ex) {

@@ -97,7 +97,7 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 		catch (ParseException | IllegalStateException ex) {
 			throw new LockConfigurationException(
 					"Key expression '" + expression + "' of @DistributedLock on "
-							+ LockOperation.describe(method, targetClass) + " is not valid SpEL: " + ex.getMessage(),
+							+ LockAttribute.describe(method, targetClass) + " is not valid SpEL: " + ex.getMessage(),
 					ex);
 		}
 		String[] names = this.parameterNames.getParameterNames(method);
@@ -122,7 +122,7 @@ public class SpelLockKeyResolver implements LockKeyResolver {
 			String hint = (names == null && method.getParameterCount() > 0)
 					? " (parameter names are not available: compile with javac -parameters, or use #p0, #p1, ...)" : "";
 			throw new LockConfigurationException("Key expression '" + expression + "' of @DistributedLock on "
-					+ LockOperation.describe(method, targetClass) + " " + String.join("; ", problems)
+					+ LockAttribute.describe(method, targetClass) + " " + String.join("; ", problems)
 					+ ". Variables available: " + available + hint);
 		}
 		Map<String, Integer> indexes = Map.copyOf(variables);

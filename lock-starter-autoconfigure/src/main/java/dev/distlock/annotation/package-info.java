@@ -3,7 +3,7 @@
  * what applies it: an infrastructure advisor
  * ({@link dev.distlock.annotation.DistributedLockAdvisor}) around a
  * {@link dev.distlock.annotation.DistributedLockInterceptor}, per-method
- * {@link dev.distlock.annotation.LockOperation}s compiled once and checked at startup,
+ * {@link dev.distlock.annotation.LockAttribute}s compiled once and checked at startup,
  * and the replaceable {@link dev.distlock.annotation.LockKeyResolver}.
  */
 @NullMarked

@@ -4,8 +4,8 @@ import dev.distlock.annotation.AsyncResultHandler;
 import dev.distlock.annotation.DistributedLockAdvisor;
 import dev.distlock.annotation.DistributedLockInterceptor;
 import dev.distlock.annotation.DistributedLockValidator;
+import dev.distlock.annotation.LockAttributeSource;
 import dev.distlock.annotation.LockKeyResolver;
-import dev.distlock.annotation.LockOperationSource;
 import dev.distlock.annotation.SpelLockKeyResolver;
 import dev.distlock.core.LockTemplate;
 
@@ -57,17 +57,17 @@ class DistributedLockConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static LockOperationSource distributedLockOperationSource(ObjectProvider<LockKeyResolver> keyResolver,
+	static LockAttributeSource distributedLockOperationSource(ObjectProvider<LockKeyResolver> keyResolver,
 			ConfigurableBeanFactory beanFactory, ObjectProvider<LockTemplate> lockTemplate,
 			ObjectProvider<AsyncResultHandler> asyncHandlers) {
-		return new LockOperationSource(keyResolver::getObject, new EmbeddedValueResolver(beanFactory),
+		return new LockAttributeSource(keyResolver::getObject, new EmbeddedValueResolver(beanFactory),
 				lockTemplate::getObject, () -> asyncHandlers.orderedStream().toList());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static DistributedLockAdvisor distributedLockAdvisor(LockOperationSource distributedLockOperationSource,
+	static DistributedLockAdvisor distributedLockAdvisor(LockAttributeSource distributedLockOperationSource,
 			ObjectProvider<LockTemplate> lockTemplate, Environment environment) {
 		// read from the Environment, not DistlockProperties: this bean is created while
 		// the auto-proxy creator is
@@ -83,7 +83,7 @@ class DistributedLockConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockValidator distributedLockValidator(
-			ObjectProvider<LockOperationSource> distributedLockOperationSource) {
+			ObjectProvider<LockAttributeSource> distributedLockOperationSource) {
 		return new DistributedLockValidator(distributedLockOperationSource::getObject);
 	}
 

@@ -49,8 +49,8 @@ public final class LockRequest {
 
 	private final @Nullable Duration holdAtLeast;
 
-	private final @Nullable List<String> keys; // null for one key: nothing allocated on
-												// the common path
+	// null for one key: nothing allocated on the common path
+	private final @Nullable List<String> keys;
 
 	private LockRequest(Builder builder) {
 		this.key = builder.key;

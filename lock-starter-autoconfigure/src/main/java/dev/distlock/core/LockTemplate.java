@@ -19,25 +19,15 @@ import org.jspecify.annotations.Nullable;
  * The entry point for locking in code ({@link LockOperations}):
  * {@link #execute(String, Callable)} runs a callback under a lock,
  * {@link #acquire(LockRequest)} and {@link #tryAcquire(LockRequest)} hand out a
- * {@link Lease} to release later, from any thread.
+ * {@link Lease} to release later, from any thread. On every backend: one holder per key
+ * for MUTEX, FAIR and WRITE while leases are valid, READ shares with READ only, SEMAPHORE
+ * admits {@code permits} holders; re-entry by the holding thread costs no round trip;
+ * every acquisition carries a fencing token that strictly increases per lock.
  * <p>
- * Semantics, on every backend: one holder per key for MUTEX, FAIR and WRITE while leases
- * are valid; READ shares with READ only; SEMAPHORE admits {@code permits} holders. The
- * thread holding a MUTEX, FAIR, READ or WRITE lock re-acquires it without a backend round
- * trip and the lock is released when the outermost hold ends. Threads of this JVM that
- * contend for one key queue locally, so only one of them at a time talks to the backend
- * (FAIR in arrival order). A request without a lease is held until released: the watchdog
- * renews a short backend lease ({@code distlock.watchdog.lease}) so a crashed process
- * frees the key within that lease. After {@code lease}, the lock is free to everyone, in
- * this instance and in others: a lease that ends without a release (it ran out, or it was
- * lost) frees the local queue too. Every acquisition carries a fencing token that
- * strictly increases per lock.
- * <p>
- * Besides the operations, the template offers what integrations and operators need: the
- * one execution path with callbacks
+ * Integrations and operators also find here the one execution path with callbacks
  * ({@link #execute(LockRequest, LockCallback, BusyCallback, AsyncHold)}), the providers,
  * the leases held now and a forced release. Thread-safe; one instance serves the whole
- * application.
+ * application. The guarantees in full, local queueing and the watchdog: docs/core.md.
  *
  * @since 0.1.0
  */

@@ -7,7 +7,7 @@ import java.util.Objects;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.spi.LatchProvider;
 import dev.distlock.core.spi.LatchWaiter;
-import dev.distlock.core.spi.WakeUpSignal;
+import dev.distlock.core.support.WakeUpSignal;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;

@@ -20,7 +20,7 @@ import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockWaiter;
 import dev.distlock.core.spi.RenewalOutcome;
-import dev.distlock.core.spi.WakeUpSignal;
+import dev.distlock.core.support.WakeUpSignal;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;

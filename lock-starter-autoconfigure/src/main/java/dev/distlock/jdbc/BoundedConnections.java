@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import dev.distlock.core.spi.SharedTimer;
+import dev.distlock.core.support.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -47,9 +47,9 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * since it was borrowed (under HikariCP's smallest leak detection threshold, 2 s, and so
  * that the pool still retires and counts it): a call finds one on its own thread, bounds
  * its reads as above, and needs no hand-over. distlock's timer thread
- * ({@code distlock-timer}, {@link dev.distlock.core.spi.SharedTimer}) returns idle ones
- * to the pool while any are kept. A connection whose call failed always goes back to the
- * pool (which evicts a broken one).
+ * ({@code distlock-timer}, {@link dev.distlock.core.support.SharedTimer}) returns idle
+ * ones to the pool while any are kept. A connection whose call failed always goes back to
+ * the pool (which evicts a broken one).
  * <p>
  * <b>Background work.</b> A run nobody waits for (a provider's background sweep, already
  * on an io thread) borrows on its own thread ({@link #openInBackground(String)}): handing

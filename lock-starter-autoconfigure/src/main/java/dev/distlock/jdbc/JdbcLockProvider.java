@@ -75,7 +75,7 @@ import org.springframework.dao.DataAccessException;
  * ({@link JdbcThreads}) while it keeps up, on two once a renewal batch has waited a sixth
  * of its lease, so holding leases costs one io thread beside distlock's timer thread, on
  * which the sweep ticks, cleanup retries and the return of idle connections are scheduled
- * ({@link dev.distlock.core.spi.SharedTimer}). Calls borrow their connections on io
+ * ({@link dev.distlock.core.support.SharedTimer}). Calls borrow their connections on io
  * threads too (while no warm one is kept). Only PostgreSQL's listening connection, once a
  * waiter has subscribed, keeps a thread per provider ({@link PostgresNotifier}).
  *
@@ -420,9 +420,8 @@ public final class JdbcLockProvider implements TryOnceLockProvider<JdbcHeldLock>
 		}
 		LockTarget target = target(attempt);
 		// by the acquisition's call deadline when the core cleans up on the caller's
-		// thread (a FAIR ticket after the
-		// wait ran out); past it (in the background, after a call without an answer) by
-		// the call timeout
+		// thread (a FAIR ticket after the wait ran out); past it (in the background,
+		// after a call without an answer) by the call timeout
 		long deadline = (attempt.deadlineNanos() - System.nanoTime() > 0) ? attempt.deadlineNanos()
 				: this.connections.deadline();
 		try {

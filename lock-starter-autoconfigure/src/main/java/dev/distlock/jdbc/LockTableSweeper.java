@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-import dev.distlock.core.spi.SharedTimer;
+import dev.distlock.core.support.SharedTimer;
 import dev.distlock.jdbc.LockStatements.Statement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

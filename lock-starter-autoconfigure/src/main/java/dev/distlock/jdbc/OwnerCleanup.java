@@ -5,7 +5,7 @@ import java.util.Deque;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.core.spi.SharedTimer;
+import dev.distlock.core.support.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

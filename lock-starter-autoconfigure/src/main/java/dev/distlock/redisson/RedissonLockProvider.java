@@ -200,9 +200,8 @@ public final class RedissonLockProvider implements LockProvider<RedissonHeldLock
 		}
 		RedissonHeldLock held = form.acquire(this.node, attempt, state, this.fenceRetentionMillis);
 		// granted, or a definite "no" from Redisson, which then holds nothing for the
-		// owner and has taken it out of
-		// the fair queue itself: nothing is left to abandon; only a failure leaves the
-		// attempt pending
+		// owner and has taken it out of the fair queue itself: nothing is left to
+		// abandon; only a failure leaves the attempt pending
 		this.pending.remove(attempt, state);
 		return held;
 	}

@@ -6,7 +6,7 @@ import java.time.Duration;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.spi.LatchProvider;
 import dev.distlock.core.spi.LatchWaiter;
-import dev.distlock.core.spi.WakeUpSignal;
+import dev.distlock.core.support.WakeUpSignal;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.CreateMode;

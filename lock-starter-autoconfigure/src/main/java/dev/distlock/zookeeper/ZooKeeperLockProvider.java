@@ -519,8 +519,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					this.held.remove(held);
 				}
 				// a hold that ended meanwhile (session lost) stays ended: the renewal
-				// came
-				// too late
+				// came too late
 				outcomes[indexes[from + i]] = RenewalOutcome.of(exists[i] && !held.isFinished());
 			}
 		}

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Disposing the subscription of a locked method returning an endless {@code Flux} frees
  * its lock within a second, for another thread of the same application and for another
- * application on the same backend (issue 28 #10; the local backend's locks are seen by
+ * application on the same backend (ZooKeeper here: the local backend's locks are seen by
  * its own application only).
  */
 @Timeout(60)
@@ -86,9 +86,8 @@ class ReactiveCancelTests {
 			for (ConfigurableApplicationContext other : others) {
 				List<Long> seen = new CopyOnWriteArrayList<>();
 				// the previous caller's take(1) releases after handing on its element
-				// (and the first call of a new
-				// application may find its connection still opening): retry until this
-				// stream holds the key
+				// (and the first call of a new application may find its connection still
+				// opening): retry until this stream holds the key
 				Disposable stream = ticker.ticks()
 					.retryWhen(Retry.fixedDelay(100, Duration.ofMillis(50))
 						.filter(LockAcquisitionException.class::isInstance))

@@ -17,8 +17,9 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The core's layout by reader (docs/core.md): a small API, and no public API, callback or
- * SPI type that names an engine type in what callers can see.
+ * The core's layout by reader (docs/core.md): a small API, the helpers a backend may use
+ * apart from the SPI's contracts, and no public API, callback, SPI or support type that
+ * names an engine type in what callers can see.
  */
 class CorePackagesTests {
 
@@ -35,7 +36,8 @@ class CorePackagesTests {
 	@Test
 	void noPublicApiOrSpiSignatureNamesAnEngineType() throws Exception {
 		List<String> leaks = new ArrayList<>();
-		for (String pkg : List.of("dev/distlock/core", "dev/distlock/core/spi", "dev/distlock/core/callback")) {
+		for (String pkg : List.of("dev/distlock/core", "dev/distlock/core/spi", "dev/distlock/core/support",
+				"dev/distlock/core/callback")) {
 			for (Class<?> type : classes(pkg)) {
 				if (!Modifier.isPublic(type.getModifiers())) {
 					continue;
@@ -60,6 +62,32 @@ class CorePackagesTests {
 			}
 		}
 		assertThat(leaks).as("public signatures that name an engine type").isEmpty();
+	}
+
+	@Test
+	void helpersABackendMayUseSitApartFromTheContractsItImplements() throws Exception {
+		assertThat(publicTypes("dev/distlock/core/support")).as("public types of dev.distlock.core.support")
+			.containsExactlyInAnyOrder("SharedTimer", "WakeUpSignal");
+		assertThat(publicTypes("dev/distlock/core/spi")).as("public types of dev.distlock.core.spi")
+			.doesNotContain("SharedTimer", "WakeUpSignal")
+			.contains("LockProvider", "TryOnceLockProvider", "LockWaiter");
+		List<String> upward = new ArrayList<>();
+		for (Class<?> type : classes("dev/distlock/core/support")) {
+			for (Method method : type.getDeclaredMethods()) {
+				for (Type used : method.getGenericParameterTypes()) {
+					if (used.getTypeName().startsWith("dev.distlock.")) {
+						upward.add(type.getName() + ": " + method);
+					}
+				}
+				if (method.getGenericReturnType().getTypeName().startsWith("dev.distlock.")) {
+					upward.add(type.getName() + ": " + method);
+				}
+			}
+		}
+		assertThat(upward)
+			.as("support members that name another distlock type (the SPI depends on support, "
+					+ "never the other way)")
+			.isEmpty();
 	}
 
 	private static void checkParameters(Class<?> type, Executable executable, List<String> leaks) {

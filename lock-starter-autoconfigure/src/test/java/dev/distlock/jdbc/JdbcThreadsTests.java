@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.AttemptOutcome;
 import dev.distlock.core.spi.LockAttempt;
-import dev.distlock.core.spi.SharedTimer;
+import dev.distlock.core.support.SharedTimer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

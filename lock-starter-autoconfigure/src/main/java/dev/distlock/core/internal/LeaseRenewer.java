@@ -16,30 +16,24 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.RenewalOutcome;
-import dev.distlock.core.spi.SharedTimer;
+import dev.distlock.core.support.SharedTimer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The lease clock shared by every lease of a {@code LockTemplate}: a task on distlock's
- * one timer thread ({@link SharedTimer}) that ticks while leases need it, sends the
- * watchdog renewals that fall due together to each backend as one batch, and reports a
- * watched lease lost when its time runs out. Fixed leases nobody listens to never reach
- * it: they are judged lazily by their own clock. The clock never waits for a backend: a
- * backend that renews in the background takes its batch and answers later on a thread of
- * its own ({@link LockProvider#renewAllInBackground}); any other gets it on a small pool
- * of renewal threads (one unless configured otherwise), which calls
- * {@link LockProvider#renewAll(java.util.List, Duration)}. So a backend call that hangs
- * delays no expiry; a renewal never blocks a release, and an answer that comes after the
- * lease ran out counts as lost.
+ * one timer thread ({@link SharedTimer}) that sends the watchdog renewals falling due
+ * together to each backend as one batch, and reports a watched lease lost when its time
+ * runs out. It never waits for a backend: a backend that renews in the background
+ * ({@link LockProvider#renewAllInBackground}) answers on a thread of its own, any other
+ * is called ({@link LockProvider#renewAll(java.util.List, Duration)}) on a small pool of
+ * renewal threads, so a hung call delays no expiry and never blocks a release.
  * <p>
- * The clock looks at a lease only when something can happen to it: its next renewal or
- * its end, whichever comes first. Its schedule is a map from tick to the leases due then
- * (each lease linked into one tick's list, so it moves or leaves in constant time), kept
- * by the clock's task alone; other threads hand it leases to (re)schedule through a
- * queue. A tick with nothing due costs the same whether ten or a hundred thousand leases
- * are held.
+ * The clock looks at a lease only when its next renewal or its end falls due: a schedule
+ * of ticks kept by the clock's task alone, each lease linked into one tick's list, other
+ * threads handing it work through a queue. An idle tick costs the same for ten or a
+ * hundred thousand held leases.
  *
  * @since 0.1.0
  */

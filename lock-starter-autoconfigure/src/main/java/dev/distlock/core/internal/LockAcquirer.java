@@ -79,8 +79,8 @@ final class LockAcquirer {
 			ManagedLease<?> held = this.reentry.find(provider, request.key(), type);
 			if (held != null) {
 				// only a lease still valid by its clock is re-entered; one that ended
-				// (lost, ran out, forgotten)
-				// gives way to a new acquisition, which takes its local place over
+				// (lost, ran out, forgotten) gives way to a new acquisition, which takes
+				// its local place over
 				if (held.isValid() && held.addHold()) {
 					return new NestedLease(held);
 				}
@@ -123,8 +123,8 @@ final class LockAcquirer {
 					+ provider.name() + ": " + ex.getMessage(), ex);
 		}
 		if (held == null) {
-			// a definite "not in time": leave any queue place now, so the caller's next
-			// attempt finds it gone
+			// a definite "not in time": leave any queue place now, so that the caller's
+			// next attempt finds it gone
 			this.queue.exit(lease.takeSlot(), lease);
 			abandon(provider, attempt);
 			failed(request, provider, start, null);
@@ -134,9 +134,8 @@ final class LockAcquirer {
 		lease.granted(held, attempt.sentNanos(answered), answered);
 		if (lease.isOutOfTime(answered)) {
 			// the reply came after the lease it set had run out (counted from the
-			// request): another process may hold
-			// the lock by now, so the work must not run; the lease ends lost and its lock
-			// is released in the background
+			// request): another process may hold the lock by now, so the work must not
+			// run; the lease ends lost and its lock is released in the background
 			lease.markLost("it was granted after its lease of " + lease.renewLease() + " had run out");
 			failed(request, provider, start, null);
 			throw new LockAcquisitionException(

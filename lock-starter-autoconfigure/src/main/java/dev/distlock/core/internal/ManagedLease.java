@@ -21,27 +21,47 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The core's lease: a backend's granted lock ({@code H}), its life ACQUIRING → HELD →
- * (LOST) → RELEASED with its hold count, and its clock. Validity is judged by the lease's
- * own clock (its expiry, counted from when the granting request or the last answered
- * renewal was sent), never only by a flag a timer sets, so a fixed lease needs no timer
- * at all. State changes are compare-and-set: a release never waits for a renewal in
- * flight, and a loss can be reported from any thread. The lease knows nothing above it:
- * it tells its {@link LeaseHost} when it ends, and holds its {@link LocalQueue} place
- * only as the queue's {@link LocalQueue.Holder}.
+ * The core's lease: a backend's granted lock ({@code H}) with its life, its hold count
+ * and its release. Validity is judged by the lease's own clock ({@link LeaseClock}, the
+ * superclass), never only by a flag a timer sets, so a fixed lease needs no timer at all.
+ * State changes are compare-and-set: a release never waits for a renewal in flight, and a
+ * loss can be reported from any thread. The lease knows nothing above it: it tells its
+ * {@link LeaseHost} when it ends, and holds its {@link LocalQueue} place only as the
+ * queue's {@link LocalQueue.Holder}.
+ * <p>
+ * Its states are the constants {@link #ACQUIRING}, {@link #HELD}, {@link #LOST} and
+ * {@link #RELEASED} (docs/core.md draws them); what happens once on the way out is a flag
+ * each, set by compare-and-set: the user's release ({@code outerReleased}), the local end
+ * ({@code endedLocally}: table, queue place, watch) and the backend release
+ * ({@code backendReleased}, {@code backendReleaseDone}). These stay in one class with the
+ * hold count because every transition reads them together (a release decides from the
+ * state it replaces whether the backend is released and the place opened), and a lease is
+ * one object per acquisition: the clock is a superclass, not a field, for the same
+ * reason.
  *
  * @param <H> the backend's handle type
  */
-final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.Holder, LockAttempt.LeaseLink {
+final class ManagedLease<H extends HeldLock> extends LeaseClock
+		implements EngineLease, LocalQueue.Holder, LockAttempt.LeaseLink {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
 
+	/** Asked of the backend, not granted yet; becomes HELD when granted. */
 	static final int ACQUIRING = 0;
 
+	/**
+	 * Granted and valid by its clock; becomes LOST when its clock runs out or the backend
+	 * reports it gone, RELEASED when its last hold ends.
+	 */
 	static final int HELD = 1;
 
+	/**
+	 * Lost while held (the work must be told); becomes RELEASED when its last hold ends,
+	 * its backend lock released in the background meanwhile.
+	 */
 	static final int LOST = 2;
 
+	/** Ended: its last hold was released (or an operator forced it); final. */
 	static final int RELEASED = 3;
 
 	private static final VarHandle STATE;
@@ -134,30 +154,6 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	private volatile LocalQueue.@Nullable Slot slot;
 
-	// ---------------------------------------------------------------- clock
-
-	private volatile long expiryNanos;
-
-	private volatile long latestEndNanos;
-
-	private volatile Duration renewLease;
-
-	private volatile long renewals;
-
-	private volatile long renewSentNanos;
-
-	private volatile boolean renewing;
-
-	// renewals and extensions in flight together: the backend may apply them in either
-	// order, whatever order their
-	// answers come back in, so while they overlap the lease ends at the earliest end any
-	// of them can have set
-	private int extensionsInFlight; // guarded by this
-
-	private long overlapEndNanos; // guarded by this
-
-	private boolean overlapped; // guarded by this
-
 	// the lease clock's schedule (LeaseRenewer), touched by the clock's task only
 
 	@Nullable ManagedLease<?> clockPrev;
@@ -184,13 +180,13 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	ManagedLease(LeaseHost<ManagedLease<?>> host, LockProvider<H> provider, LockRequest request, String fullKey,
 			Duration backendLease, String ownerPrefix, long ownerSequence, long callDeadline, Duration callTimeout,
 			boolean watchdog) {
+		super(backendLease);
 		this.host = host;
 		this.provider = provider;
 		this.request = request;
 		this.attempt = new LockAttempt(fullKey, request.type(), request.permits(), backendLease, ownerPrefix,
 				ownerSequence, callDeadline, this);
 		this.watchdog = watchdog;
-		this.renewLease = backendLease;
 		this.ownerThread = Thread.currentThread();
 		this.releaseBoundNanos = Timing.saturatedNanos(callTimeout);
 	}
@@ -202,10 +198,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	void granted(H held, long sentNanos, long now) {
 		this.held = held;
 		this.acquiredNanos = now;
-		long lease = Timing.saturatedNanos(this.renewLease);
-		this.renewSentNanos = sentNanos;
-		this.expiryNanos = sentNanos + lease;
-		this.latestEndNanos = this.acquiredNanos + lease;
+		start(sentNanos, now);
 		Duration hold = this.request.holdAtLeast();
 		this.holdEndNanos = this.acquiredNanos + ((hold != null) ? Timing.saturatedNanos(hold) : 0);
 		this.state = HELD;
@@ -241,8 +234,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		return this.state == RELEASED;
 	}
 
-	// ---------------------------------------------------------------- what the engine
-	// reads
+	// ---------------------------------------------------------------- engine
 
 	LockProvider<H> provider() {
 		return this.provider;
@@ -280,14 +272,6 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		return this.lostReason;
 	}
 
-	Duration renewLease() {
-		return this.renewLease;
-	}
-
-	long renewals() {
-		return this.renewals;
-	}
-
 	/**
 	 * Whether the lease was lost at some point, also when it was released afterwards (an
 	 * operator's forced release, a shutdown): what the guarded work must be told when it
@@ -323,7 +307,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	@Override
 	public Instant expiresAt() {
-		return Instant.now().plusNanos(this.expiryNanos - System.nanoTime());
+		return Instant.now().plusNanos(expiryNanos() - System.nanoTime());
 	}
 
 	@Override
@@ -335,14 +319,12 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	public void extend(Duration duration) {
 		LockRequest.checkLease(duration, (setting) -> "Lease extension");
 		long sent = System.nanoTime();
-		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
-			// past even the latest end the backend lease can have: too late to extend
-			markLost("its lease of " + this.renewLease + " ran out before it was extended");
+		if (this.state == HELD && isPastLatestEnd(sent)) {
+			markLost("its lease of " + renewLease() + " ran out before it was extended");
 			releaseBackend();
 		}
 		checkHeld();
-		long end = sent + Timing.saturatedNanos(duration);
-		sending(end);
+		long end = extensionSent(sent, duration);
 		boolean extended = false;
 		try {
 			extended = this.provider.renew(held(), duration);
@@ -351,19 +333,13 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 			throw new DistributedLockException("Could not extend lease of lock '" + key() + "'", ex);
 		}
 		finally {
-			answered(extended, end, Timing.saturatedNanos(duration));
+			extensionAnswered(extended, end, duration);
 		}
 		if (!extended) {
 			markLost("the backend no longer holds it for this owner");
 		}
 		else if (this.state == HELD) {
-			// an owner-checked renewal that succeeded proves nobody held the lock in
-			// between
-			this.renewSentNanos = sent;
-			this.renewals++;
-			if (this.watchdog && duration.compareTo(this.renewLease) > 0) {
-				this.renewLease = duration;
-			}
+			extended(sent, duration, this.watchdog);
 			if (this.watched) {
 				// the end moved, perhaps closer: the clock looks at the lease again
 				this.host.watch(this);
@@ -414,7 +390,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	@Override
 	public @Nullable LockLostException lossAtEnd() {
 		if (this.state == HELD && isOutOfTime(System.nanoTime())) {
-			markLost("its lease of " + this.renewLease + " ran out before the work ended");
+			markLost("its lease of " + renewLease() + " ran out before the work ended");
 		}
 		if (!wasLost()) {
 			return null;
@@ -470,8 +446,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		try {
 			if (previous == HELD) {
 				// the local queue opens once the release is sent (ordered before the next
-				// local thread's request),
-				// so the next local thread does not find the lock busy
+				// local thread's request), so the next local thread does not find the
+				// lock busy
 				releaseBackend(true);
 			}
 			else {
@@ -625,6 +601,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	// ---------------------------------------------------------------- loss
 
 	/** Marks the lease lost, once, and tells whoever listens. */
+	@Override
 	void markLost(String reason) {
 		if (!STATE.compareAndSet(this, HELD, LOST)) {
 			return;
@@ -686,10 +663,11 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	 * @param now the current nano time
 	 * @return {@code true} if the lease is over (lost, released, or out of time now)
 	 */
+	@Override
 	boolean endIfExpired(long now) {
 		int current = this.state;
 		if (current == HELD && isOutOfTime(now)) {
-			markLost("its lease of " + this.renewLease + " ran out before it was "
+			markLost("its lease of " + renewLease() + " ran out before it was "
 					+ (this.watchdog ? "renewed" : "released"));
 			return true;
 		}
@@ -709,102 +687,14 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	// ---------------------------------------------------------------- clock
 
-	boolean isOutOfTime(long now) {
-		return now - this.expiryNanos >= 0;
+	@Override
+	boolean isRenewable() {
+		return this.watchdog && this.state == HELD;
 	}
 
-	boolean renewalDue(long now, long intervalNanos) {
-		return this.watchdog && this.state == HELD && !this.renewing && now - this.renewSentNanos >= intervalNanos;
-	}
-
-	/**
-	 * When the clock should look at this lease next: its end, or its next watchdog
-	 * renewal if that comes first (in the past while a renewal is in flight too long).
-	 */
-	long nextLookNanos(long intervalNanos) {
-		long next = this.expiryNanos;
-		if (this.watchdog && this.state == HELD) {
-			long due = this.renewSentNanos + intervalNanos;
-			if (due - next < 0) {
-				next = due;
-			}
-		}
-		return next;
-	}
-
-	Duration startRenewal(long sentNanos) {
-		this.renewing = true;
-		this.renewSentNanos = sentNanos;
-		Duration lease = this.renewLease;
-		sending(sentNanos + Timing.saturatedNanos(lease));
-		return lease;
-	}
-
-	/**
-	 * A renewal or extension that would end the lease at {@code end} is about to be sent.
-	 */
-	private synchronized void sending(long end) {
-		if (this.extensionsInFlight == 0) {
-			this.overlapEndNanos = end;
-			this.overlapped = false;
-		}
-		else {
-			this.overlapEndNanos = Math.min(this.overlapEndNanos, end);
-			this.overlapped = true;
-		}
-		this.extensionsInFlight++;
-	}
-
-	/**
-	 * A renewal or extension that would end the lease at {@code end} was answered (or
-	 * failed, {@code renewed} then {@code false}). Alone, a success sets the end the
-	 * backend set. Overlapping others, the end becomes the earliest any of them can have
-	 * set, even if that is earlier than now: the local end must never be later than the
-	 * backend's.
-	 */
-	private synchronized void answered(boolean renewed, long end, long leaseNanos) {
-		this.extensionsInFlight--;
-		if (renewed) {
-			this.expiryNanos = this.overlapped ? Math.min(this.overlapEndNanos, end) : end;
-			long latest = System.nanoTime() + leaseNanos;
-			if (latest - this.latestEndNanos > 0) {
-				this.latestEndNanos = latest;
-			}
-		}
-	}
-
-	/**
-	 * The backend answered a renewal sent at {@code sentNanos}. An answer after the lease
-	 * ran out counts as lost: the backend may have given the lock away in between. The
-	 * end only ever moves forward.
-	 */
-	void renewalAnswered(boolean renewed, long sentNanos, Duration lease, long answeredNanos) {
-		this.renewing = false;
-		long leaseNanos = Timing.saturatedNanos(lease);
-		if (endIfExpired(answeredNanos)) {
-			answered(false, sentNanos + leaseNanos, leaseNanos);
-			return;
-		}
-		answered(renewed, sentNanos + leaseNanos, leaseNanos);
-		if (!renewed) {
-			markLost("the backend no longer holds it for this owner (expired or deleted)");
-			return;
-		}
-		this.renewals++;
+	@Override
+	void renewedOnBackend() {
 		this.host.renewed(this);
-	}
-
-	/**
-	 * A renewal failed with an unknown outcome; the clock tries again while the lease
-	 * lasts.
-	 */
-	void renewalFailed(Exception ex) {
-		Duration lease = this.renewLease;
-		answered(false, this.renewSentNanos + Timing.saturatedNanos(lease), Timing.saturatedNanos(lease));
-		this.renewing = false;
-		if (logger.isDebugEnabled()) {
-			logger.debug("Renewal of lease of lock '" + key() + "' failed; retrying while the lease lasts", ex);
-		}
 	}
 
 	// ---------------------------------------------------------------- LocalQueue.Holder
@@ -812,11 +702,6 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	@Override
 	public boolean isHeld() {
 		return this.state == HELD;
-	}
-
-	@Override
-	public long expiryNanos() {
-		return this.expiryNanos;
 	}
 
 	void slot(LocalQueue.Slot slot) {

@@ -5,6 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.LockSettings;
+import dev.distlock.core.support.WakeUpSignal;
 import org.jspecify.annotations.Nullable;
 
 /**

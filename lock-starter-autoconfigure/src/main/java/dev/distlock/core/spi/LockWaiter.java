@@ -3,6 +3,7 @@ package dev.distlock.core.spi;
 import java.time.Duration;
 
 import dev.distlock.core.LockSettings;
+import dev.distlock.core.support.WakeUpSignal;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package dev.distlock.core.spi;
+package dev.distlock.core.support;
 
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;

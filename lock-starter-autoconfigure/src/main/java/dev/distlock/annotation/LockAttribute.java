@@ -20,12 +20,12 @@ import org.springframework.util.ObjectUtils;
 /**
  * One {@link DistributedLock @DistributedLock} method, compiled: the key expression
  * parsed, durations parsed, the fallback method looked up, everything checked. Built once
- * per method and target class by {@link LockOperationSource}; per call it only evaluates
+ * per method and target class by {@link LockAttributeSource}; per call it only evaluates
  * the key. Immutable and thread-safe.
  *
  * @since 0.1.0
  */
-public final class LockOperation {
+public final class LockAttribute {
 
 	private final Method method;
 
@@ -71,7 +71,7 @@ public final class LockOperation {
 	 */
 	private final LockRequest prototype;
 
-	private LockOperation(Builder builder) {
+	private LockAttribute(Builder builder) {
 		Method method = builder.method;
 		Class<?> targetClass = builder.targetClass;
 		String name = builder.name;
@@ -305,7 +305,7 @@ public final class LockOperation {
 
 	@Override
 	public String toString() {
-		return "LockOperation[" + this.description + ", key="
+		return "LockAttribute[" + this.description + ", key="
 				+ ((this.key != null) ? this.namePrefix + "{" + this.keyExpression + "}" : this.namePrefix) + ", type="
 				+ this.type + "]";
 	}
@@ -336,7 +336,7 @@ public final class LockOperation {
 	}
 
 	/**
-	 * Collects what {@link LockOperationSource} read off the annotation; {@link #build()}
+	 * Collects what {@link LockAttributeSource} read off the annotation; {@link #build()}
 	 * checks the request through {@link LockRequest.Builder#build()}, the one place
 	 * requests are checked.
 	 */
@@ -424,8 +424,8 @@ public final class LockOperation {
 		 * @throws dev.distlock.core.LockConfigurationException if the request it makes is
 		 * refused
 		 */
-		LockOperation build() {
-			return new LockOperation(this);
+		LockAttribute build() {
+			return new LockAttribute(this);
 		}
 
 	}

@@ -30,7 +30,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Finds the {@link DistributedLock @DistributedLock} of a method and compiles it into a
- * {@link LockOperation}, once per method and target class (cached, like Spring's
+ * {@link LockAttribute}, once per method and target class (cached, like Spring's
  * transaction attribute source). Compiling checks everything that can be known before a
  * call and throws {@link LockConfigurationException} naming the method and the offending
  * value: key syntax and variables (through the {@link LockKeyResolver}), durations (after
@@ -43,7 +43,7 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * @since 0.1.0
  */
-public class LockOperationSource {
+public class LockAttributeSource {
 
 	private static final Object NONE = new Object();
 
@@ -68,7 +68,7 @@ public class LockOperationSource {
 	 * @param asyncHandlers handlers of asynchronous return types beyond
 	 * {@code CompletionStage}
 	 */
-	public LockOperationSource(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver valueResolver,
+	public LockAttributeSource(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver valueResolver,
 			Supplier<LockTemplate> lockTemplate, Supplier<List<AsyncResultHandler>> asyncHandlers) {
 		this.keyResolver = SingletonSupplier.of(keyResolver);
 		this.valueResolver = valueResolver;
@@ -87,18 +87,18 @@ public class LockOperationSource {
 	 * @return the operation, or {@code null} if the method is not annotated
 	 * @throws LockConfigurationException if the annotation is invalid
 	 */
-	public @Nullable LockOperation getOperation(Method method, Class<?> targetClass) {
+	public @Nullable LockAttribute getOperation(Method method, Class<?> targetClass) {
 		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
 		Object cached = this.cache.get(cacheKey);
 		if (cached == null) {
-			LockOperation built = build(method, targetClass);
+			LockAttribute built = build(method, targetClass);
 			cached = (built != null) ? built : NONE;
 			this.cache.put(cacheKey, cached);
 		}
-		return (cached != NONE) ? (LockOperation) cached : null;
+		return (cached != NONE) ? (LockAttribute) cached : null;
 	}
 
-	private @Nullable LockOperation build(Method method, Class<?> rawTargetClass) {
+	private @Nullable LockAttribute build(Method method, Class<?> rawTargetClass) {
 		Class<?> targetClass = ClassUtils.getUserClass(rawTargetClass);
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		DistributedLock found = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
@@ -107,7 +107,7 @@ public class LockOperationSource {
 		if (annotation == null) {
 			return null;
 		}
-		String where = "@DistributedLock on " + LockOperation.describe(specific, targetClass);
+		String where = "@DistributedLock on " + LockAttribute.describe(specific, targetClass);
 		checkProxyable(specific, where);
 		Function<String, String> subject = (setting) -> switch (setting) {
 			case "lease" -> "lease '" + annotation.lease() + "'";
@@ -126,7 +126,7 @@ public class LockOperationSource {
 			LockRequest.checkPermits(type, permits, subject);
 		});
 		Class<?> returnType = specific.getReturnType();
-		LockOperation.Reactive reactive = isSuspending(specific) ? LockOperation.Reactive.MONO : reactive(returnType);
+		LockAttribute.Reactive reactive = isSuspending(specific) ? LockAttribute.Reactive.MONO : reactive(returnType);
 		AsyncResultHandler async = (reactive != null) ? null : asyncHandler(returnType, where);
 		String fallbackName = annotation.fallbackMethod().trim();
 		LockFailureAction onFailure = annotation.onFailure();
@@ -153,7 +153,7 @@ public class LockOperationSource {
 		check(where, () -> LockRequest.checkHoldAtLeast(holdAtLeast, lease, subject));
 		// the request is checked as every request is, now rather than on the first call
 		return checked(where,
-				() -> LockOperation.builder(specific, targetClass)
+				() -> LockAttribute.builder(specific, targetClass)
 					.name(annotation.name().trim())
 					.key(key, expression)
 					.type(type, permits)
@@ -222,11 +222,11 @@ public class LockOperationSource {
 		}
 	}
 
-	private static LockOperation.@Nullable Reactive reactive(Class<?> returnType) {
+	private static LockAttribute.@Nullable Reactive reactive(Class<?> returnType) {
 		// by name: reactor-core is optional
 		return switch (returnType.getName()) {
-			case "reactor.core.publisher.Mono" -> LockOperation.Reactive.MONO;
-			case "reactor.core.publisher.Flux" -> LockOperation.Reactive.FLUX;
+			case "reactor.core.publisher.Mono" -> LockAttribute.Reactive.MONO;
+			case "reactor.core.publisher.Flux" -> LockAttribute.Reactive.FLUX;
 			default -> null;
 		};
 	}
@@ -258,11 +258,11 @@ public class LockOperationSource {
 		Method fallback = ReflectionUtils.findMethod(targetClass, name, parameterTypes);
 		if (fallback == null) {
 			List<String> sameName = new ArrayList<>();
-			ReflectionUtils.doWithMethods(targetClass, (m) -> sameName.add(LockOperation.describe(m, targetClass)),
+			ReflectionUtils.doWithMethods(targetClass, (m) -> sameName.add(LockAttribute.describe(m, targetClass)),
 					(m) -> m.getName().equals(name));
 			throw new LockConfigurationException(where + ": fallbackMethod '" + name + "' not found; it must be a "
 					+ "method of " + targetClass.getName() + " with the same parameter types "
-					+ LockOperation.describe(method, targetClass).replaceFirst("^[^(]*", "")
+					+ LockAttribute.describe(method, targetClass).replaceFirst("^[^(]*", "")
 					+ (sameName.isEmpty() ? "" : " (found only " + sameName + ")"));
 		}
 		Class<?> returnType = method.getReturnType();
