@@ -1,7 +1,10 @@
 package dev.distlock.integration;
 
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -21,11 +24,19 @@ import org.jspecify.annotations.Nullable;
  * lease of the {@link LockTemplate}, with its watchdog, local queueing and fencing token:
  * {@link #lease()} gives the calling thread's lease.
  * <p>
+ * Each thread's hold is its own record (its lease and its count): a thread never sees,
+ * re-enters or releases another thread's lease, also when its own lease was lost and the
+ * lock has passed to another thread of the same object.
+ * <p>
  * A hold whose lease was lost while held (renewal failed, a fixed lease ran out) is not
  * re-entered: the next {@code tryLock} of its thread returns {@code false} (and
  * {@code lock} throws), and ends that hold, so the attempt after it acquires anew;
- * {@link #unlock()} of a lost hold throws {@link IllegalStateException}. Conditions are
- * not supported. Thread-safe.
+ * {@link #unlock()} of a lost hold throws {@link IllegalStateException}, and
+ * {@code unlock()} by a thread that does not hold the lock throws
+ * {@link IllegalMonitorStateException}. {@link #lockInterruptibly()} and
+ * {@link #tryLock(long, TimeUnit)} throw {@link InterruptedException} with the interrupt
+ * status cleared, also when the backend's client reports the interrupt its own way.
+ * Conditions are not supported. Thread-safe.
  *
  * @since 0.3.0
  */
@@ -42,15 +53,8 @@ public class LeaseLock implements Lock {
 
 	private final LockRequest request;
 
-	private volatile @Nullable Thread owner;
-
-	/**
-	 * Written only by the owner thread, read by others only after {@link #owner} shows
-	 * they own it.
-	 */
-	private @Nullable Lease lease;
-
-	private int holds;
+	/** Each holding thread's hold; a thread reads and changes only its own. */
+	private final ConcurrentHashMap<Thread, Hold> holds = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a view of the MUTEX on {@code key} with the template's default lease (the
@@ -92,7 +96,8 @@ public class LeaseLock implements Lock {
 	 * @return the lease, or empty if the calling thread does not hold this lock
 	 */
 	public Optional<Lease> lease() {
-		return isHeldByCurrentThread() ? Optional.ofNullable(this.lease) : Optional.empty();
+		Hold hold = this.holds.get(Thread.currentThread());
+		return (hold != null) ? Optional.of(hold.lease) : Optional.empty();
 	}
 
 	/**
@@ -100,7 +105,7 @@ public class LeaseLock implements Lock {
 	 * @return {@code true} if it does
 	 */
 	public boolean isHeldByCurrentThread() {
-		return this.owner == Thread.currentThread();
+		return this.holds.containsKey(Thread.currentThread());
 	}
 
 	/**
@@ -115,7 +120,8 @@ public class LeaseLock implements Lock {
 	}
 
 	/**
-	 * Acquires the lock with a fixed lease, waiting as long as it takes.
+	 * Acquires the lock with a fixed lease, waiting as long as it takes; an interrupt
+	 * while waiting is kept and set again on return.
 	 * @param lease the fixed lease, or {@code null} for the template's default
 	 * @throws dev.distlock.core.LockAcquisitionException if the backend failed
 	 * @throws IllegalStateException if the calling thread's hold was lost
@@ -140,6 +146,13 @@ public class LeaseLock implements Lock {
 		}
 	}
 
+	/**
+	 * Acquires the lock, waiting as long as it takes unless interrupted.
+	 * @throws InterruptedException if the thread was interrupted on entry or while
+	 * waiting (its interrupt status is then cleared)
+	 * @throws dev.distlock.core.LockAcquisitionException if the backend failed
+	 * @throws IllegalStateException if the calling thread's hold was lost
+	 */
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
 		acquireWithoutTimeout(null);
@@ -156,46 +169,67 @@ public class LeaseLock implements Lock {
 	}
 
 	/**
-	 * Acquires the lock if it is free now (or re-enters it). An interrupted thread gets
-	 * {@code false} and keeps its interrupt: the backend call it would make is itself
-	 * interruptible.
+	 * Acquires the lock if it is free now (or re-enters it). As with
+	 * {@code ReentrantLock}, an interrupted thread is not refused for its interrupt: it
+	 * may acquire, never gets an {@link InterruptedException}, and keeps its interrupt
+	 * status. An interrupt that arrives during the backend call makes it return
+	 * {@code false}.
 	 * @return {@code true} if the calling thread holds the lock now
 	 */
 	@Override
 	public boolean tryLock() {
+		boolean interrupted = Thread.interrupted();
 		try {
 			return acquire(Duration.ZERO, null);
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+			interrupted = true;
 			return false;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
+	/**
+	 * Acquires the lock within the given time, or re-enters it.
+	 * @param time how long to wait
+	 * @param unit the unit of {@code time}
+	 * @return {@code true} if the calling thread holds the lock now; {@code false} if the
+	 * time ran out, or if the calling thread's hold was lost (that hold is then ended)
+	 * @throws InterruptedException if the thread was interrupted on entry or while
+	 * waiting (its interrupt status is then cleared)
+	 */
 	@Override
 	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
 		return acquire(Duration.ofNanos(unit.toNanos(Math.max(time, 0))), null);
 	}
 
 	/**
-	 * Acquires the lock within {@code wait}, or re-enters it.
+	 * Acquires the lock within {@code wait}, or re-enters it: what every acquisition of
+	 * this lock goes through.
 	 * @param wait how long to wait
 	 * @param lease a fixed lease, or {@code null} for the request's
 	 * @return {@code true} if the calling thread holds the lock now; {@code false} if the
 	 * wait ran out, or if the calling thread's hold was lost (that hold is then ended)
-	 * @throws InterruptedException if the thread was interrupted while waiting
+	 * @throws InterruptedException if the thread was interrupted on entry or while
+	 * waiting, however the backend's client reported it (its interrupt status is then
+	 * cleared)
 	 */
 	protected boolean acquire(Duration wait, @Nullable Duration lease) throws InterruptedException {
 		if (Thread.interrupted()) {
-			throw new InterruptedException();
+			throw new InterruptedException("Interrupted before acquiring lock '" + key() + "'");
 		}
-		if (isHeldByCurrentThread()) {
-			Lease held = this.lease;
-			if (held != null && held.isValid()) {
-				this.holds++;
+		Thread current = Thread.currentThread();
+		Hold hold = this.holds.get(current);
+		if (hold != null) {
+			if (hold.lease.isValid()) {
+				hold.count++;
 				return true;
 			}
-			end();
+			end(current, hold);
 			return false;
 		}
 		LockRequest.Builder builder = this.request.toBuilder().waitTime(wait);
@@ -206,19 +240,42 @@ public class LeaseLock implements Lock {
 		try {
 			acquired = this.template.tryAcquire(builder.build());
 		}
-		catch (LockAcquisitionException ex) {
-			if (ex.getCause() instanceof InterruptedException) {
-				throw new InterruptedException("Interrupted while waiting for lock '" + key() + "'");
+		catch (RuntimeException ex) {
+			boolean interruptedStatus = Thread.interrupted();
+			if (interruptedStatus || isInterrupt(ex)) {
+				InterruptedException interrupted = new InterruptedException(
+						"Interrupted while waiting for lock '" + key() + "'");
+				interrupted.initCause(ex);
+				throw interrupted;
 			}
 			throw ex;
 		}
 		if (acquired.isEmpty()) {
+			// a client that gave up its wait for an interrupt and only kept the status
+			if (Thread.interrupted()) {
+				throw new InterruptedException("Interrupted while waiting for lock '" + key() + "'");
+			}
 			return false;
 		}
-		this.lease = acquired.get();
-		this.holds = 1;
-		this.owner = Thread.currentThread();
+		// granted: the hold stands, and an interrupt that came meanwhile stays set
+		this.holds.put(current, new Hold(acquired.get()));
 		return true;
+	}
+
+	/**
+	 * Whether a failure is an interrupt reported as another exception: an
+	 * {@link InterruptedException} (or an interrupted channel) somewhere in its cause
+	 * chain, as the engine and the clients wrap it.
+	 */
+	private static boolean isInterrupt(Throwable failure) {
+		Throwable cause = failure;
+		for (int depth = 0; cause != null && depth < 16; depth++) {
+			if (cause instanceof InterruptedException || cause instanceof ClosedByInterruptException) {
+				return true;
+			}
+			cause = cause.getCause();
+		}
+		return false;
 	}
 
 	/**
@@ -229,30 +286,31 @@ public class LeaseLock implements Lock {
 	 */
 	@Override
 	public void unlock() {
-		if (!isHeldByCurrentThread()) {
-			throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + Thread.currentThread());
+		Thread current = Thread.currentThread();
+		Hold hold = this.holds.get(current);
+		if (hold == null) {
+			throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + current);
 		}
-		if (--this.holds > 0) {
+		if (--hold.count > 0) {
 			return;
 		}
-		Lease held = this.lease;
-		boolean valid = held != null && held.isValid();
-		end();
+		boolean valid = hold.lease.isValid();
+		end(current, hold);
 		if (!valid) {
-			throw new IllegalStateException("Lock '" + key() + "' was lost while held (" + held
+			throw new IllegalStateException("Lock '" + key() + "' was lost while held (" + hold.lease
 					+ "): another holder may have run at the same time");
 		}
 	}
 
-	private void end() {
-		Lease held = this.lease;
-		this.lease = null;
-		this.holds = 0;
-		this.owner = null;
-		if (held != null) {
-			held.release();
+	/** Ends the calling thread's hold: its record goes, then its lease is released. */
+	private void end(Thread current, Hold hold) {
+		this.holds.remove(current, hold);
+		try {
+			hold.lease.release();
 		}
-		holdEnded();
+		finally {
+			holdEnded();
+		}
 	}
 
 	/**
@@ -274,10 +332,34 @@ public class LeaseLock implements Lock {
 				+ "use a LatchTemplate latch, or a condition of a local lock held under it");
 	}
 
+	/**
+	 * The key and the threads holding this lock in this object: usually one, or none; a
+	 * thread whose lease was lost is listed until its hold ends.
+	 */
 	@Override
 	public String toString() {
-		Thread current = this.owner;
-		return "LeaseLock[" + key() + ((current != null) ? ", held by " + current.getName() : ", free") + "]";
+		StringJoiner holders = new StringJoiner(", ", ", held by ", "");
+		holders.setEmptyValue(", free");
+		for (Thread holder : this.holds.keySet()) {
+			holders.add(holder.getName());
+		}
+		return "LeaseLock[" + key() + holders + "]";
+	}
+
+	/**
+	 * One thread's hold: its lease and its count, the count read and changed by that
+	 * thread only.
+	 */
+	private static final class Hold {
+
+		final Lease lease;
+
+		int count = 1;
+
+		Hold(Lease lease) {
+			this.lease = lease;
+		}
+
 	}
 
 }
