@@ -62,8 +62,19 @@ import static org.assertj.core.api.Assertions.within;
 @Timeout(120)
 class LockRegistryPortedTests {
 
-	/** Spring Integration's {@code RedisLockRegistry(factory, key, 100)}. */
-	private static final String TTL_100 = "distlock.default-lease=100ms";
+	/**
+	 * How much longer than Spring Integration's the short times to live (and the sleeps
+	 * measured against them) are: distlock refuses a grant that arrives after its lease
+	 * ended, which a 100 ms lease meets on a loaded machine (a MariaDB acquire answered
+	 * after 100 ms).
+	 */
+	private static final int SLOW = 3;
+
+	/**
+	 * Spring Integration's {@code RedisLockRegistry(factory, key, 100)}, times
+	 * {@link #SLOW}.
+	 */
+	private static final String SHORT_TTL = "distlock.default-lease=" + (100 * SLOW) + "ms";
 
 	/**
 	 * Rounds of the tests Spring Integration repeats 100 times, fewer here to keep the
@@ -88,7 +99,7 @@ class LockRegistryPortedTests {
 		registry();
 		other();
 		third();
-		withTtl100();
+		withShortTtl();
 		withWatchdogLease1s();
 		withOtherKeyPrefix();
 	}
@@ -120,8 +131,8 @@ class LockRegistryPortedTests {
 		return this.contexts.registry("third");
 	}
 
-	private DistlockLockRegistry withTtl100() {
-		return this.contexts.registry("ttl-100", TTL_100);
+	private DistlockLockRegistry withShortTtl() {
+		return this.contexts.registry("short-ttl", SHORT_TTL);
 	}
 
 	/** Spring Integration's registry with a renewal scheduler. */
@@ -167,11 +178,11 @@ class LockRegistryPortedTests {
 
 	@Test
 	void testLockWithCustomTtl() throws InterruptedException {
-		DistlockLockRegistry registry = withTtl100();
-		long sleepTimeLongerThanDefaultTTL = 200;
+		DistlockLockRegistry registry = withShortTtl();
+		long sleepTimeLongerThanDefaultTTL = 200 * SLOW;
 		for (int i = 0; i < 3; i++) {
 			DistributedLock lock = registry.obtain(this.foo);
-			lock.lock(Duration.ofMillis(500));
+			lock.lock(Duration.ofMillis(500 * SLOW));
 			try {
 				Thread.sleep(sleepTimeLongerThanDefaultTTL);
 			}
@@ -183,11 +194,11 @@ class LockRegistryPortedTests {
 
 	@Test
 	void testTryLockWithCustomTtl() throws InterruptedException {
-		DistlockLockRegistry registry = withTtl100();
-		long sleepTimeLongerThanDefaultTTL = 200;
+		DistlockLockRegistry registry = withShortTtl();
+		long sleepTimeLongerThanDefaultTTL = 200 * SLOW;
 		for (int i = 0; i < 3; i++) {
 			DistributedLock lock = registry.obtain(this.foo);
-			lock.tryLock(Duration.ofMillis(100), Duration.ofMillis(500));
+			lock.tryLock(Duration.ofMillis(100 * SLOW), Duration.ofMillis(500 * SLOW));
 			try {
 				Thread.sleep(sleepTimeLongerThanDefaultTTL);
 			}
@@ -199,10 +210,10 @@ class LockRegistryPortedTests {
 
 	@Test
 	void testUnlockAfterLockStatusHasBeenExpired() throws InterruptedException {
-		DistlockLockRegistry registry = withTtl100();
+		DistlockLockRegistry registry = withShortTtl();
 		Lock lock = registry.obtain(this.foo);
 		lock.lock();
-		Thread.sleep(200);
+		Thread.sleep(200 * SLOW);
 		assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
 	}
 
@@ -372,7 +383,7 @@ class LockRegistryPortedTests {
 
 	@Test
 	void testExpireTwoRegistries() throws Exception {
-		Lock lock1 = withTtl100().obtain(this.foo);
+		Lock lock1 = withShortTtl().obtain(this.foo);
 		Lock lock2 = other().obtain(this.foo);
 		assertThat(lock1.tryLock()).isTrue();
 		assertThat(lock2.tryLock()).isFalse();
@@ -387,7 +398,7 @@ class LockRegistryPortedTests {
 		// Spring Integration's time to live here is 1 ms; distlock refuses a grant that
 		// arrives after its lease ended, so the shortest lease the test can rely on is
 		// longer
-		Lock lock1 = withTtl100().obtain(this.foo);
+		Lock lock1 = withShortTtl().obtain(this.foo);
 		assertThat(lock1.tryLock()).isTrue();
 		waitForExpire(lock1);
 		assertThatThrownBy(lock1::unlock).isInstanceOf(ConcurrentModificationException.class)
@@ -622,8 +633,8 @@ class LockRegistryPortedTests {
 		DistlockLockRegistry registry = registry();
 		DistributedLock lock = registry.obtain(this.foo);
 		Lock lockOfAnotherProcess = other().obtain(this.foo);
-		long ttl = 100;
-		long sleepTimeLongerThanTtl = 110;
+		long ttl = 100 * SLOW;
+		long sleepTimeLongerThanTtl = 110 * SLOW;
 		assertThat(lock.tryLock(Duration.ofMillis(100), Duration.ofMillis(ttl))).isTrue();
 		try {
 			registry.renewLock(this.foo, Duration.ofSeconds(2));
@@ -637,7 +648,7 @@ class LockRegistryPortedTests {
 
 	@Test
 	void testUnlockDoesNotDeleteOtherClientsLock() throws Exception {
-		Lock lock1 = withTtl100().obtain(this.foo);
+		Lock lock1 = withShortTtl().obtain(this.foo);
 		lock1.lock();
 		waitForExpire(lock1);
 		// Spring Integration's other registry has a time to live of 10 s
@@ -877,11 +888,11 @@ class LockRegistryPortedTests {
 
 	@Test
 	void testOutOfDateLockTaken() throws Exception {
-		Lock lock1 = withTtl100().obtain(this.foo);
+		Lock lock1 = withShortTtl().obtain(this.foo);
 		BlockingQueue<Integer> data = new LinkedBlockingQueue<>();
 		CountDownLatch latch = new CountDownLatch(1);
 		lock1.lockInterruptibly();
-		Thread.sleep(500);
+		Thread.sleep(500 * SLOW);
 		new SimpleAsyncTaskExecutor().execute(() -> {
 			// Spring Integration's other client has the same time to live of 100 ms
 			Lock lock2 = other().obtain(this.foo);
@@ -910,13 +921,13 @@ class LockRegistryPortedTests {
 	@Test
 	void testRenewLock() throws Exception {
 		// Spring Integration's registries have a time to live of 500 ms: here the hold's
-		// own, which renewLock(key) renews by
+		// own (times SLOW), which renewLock(key) renews by
 		DistlockLockRegistry registry = registry();
 		DistributedLock lock1 = registry.obtain(this.foo);
 		BlockingQueue<Integer> data = new LinkedBlockingQueue<>();
 		CountDownLatch latch1 = new CountDownLatch(2);
 		CountDownLatch latch2 = new CountDownLatch(1);
-		lock1.lock(Duration.ofMillis(500));
+		lock1.lock(Duration.ofMillis(500 * SLOW));
 		new SimpleAsyncTaskExecutor().execute(() -> {
 			Lock lock2 = other().obtain(this.foo);
 			try {
