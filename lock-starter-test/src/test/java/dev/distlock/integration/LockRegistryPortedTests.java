@@ -503,7 +503,8 @@ class LockRegistryPortedTests {
 			try {
 				registry1Lock.await();
 			}
-			catch (InterruptedException ignore) {
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 			}
 			obtainLock2.lock();
 			obtainLock2.unlock();
@@ -561,7 +562,8 @@ class LockRegistryPortedTests {
 						expectOne.incrementAndGet();
 					}
 				}
-				catch (InterruptedException ignore) {
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
 				}
 			});
 		}
@@ -604,7 +606,8 @@ class LockRegistryPortedTests {
 			lock.unlock();
 			obtained.set(lock);
 		}
-		catch (InterruptedException ignore) {
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
