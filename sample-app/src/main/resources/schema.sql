@@ -28,11 +28,12 @@ CREATE TABLE IF NOT EXISTS car_park_visit (
 	left_at     TIMESTAMP(3) NOT NULL
 );
 
--- last_token: the fencing token of the last write this row accepted; older tokens are refused
+-- fencing_token: the highest fencing token that wrote this row (JdbcFencing's column); a write with a lower token
+-- is refused, an equal or higher one passes and stores its token
 CREATE TABLE IF NOT EXISTS account (
-	id          VARCHAR(64)  NOT NULL PRIMARY KEY,
-	balance     BIGINT       NOT NULL,
-	last_token  BIGINT       NOT NULL
+	id            VARCHAR(64)  NOT NULL PRIMARY KEY,
+	balance       BIGINT       NOT NULL,
+	fencing_token BIGINT
 );
 
 CREATE TABLE IF NOT EXISTS job_run (

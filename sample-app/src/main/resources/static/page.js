@@ -1,5 +1,7 @@
-// The sample's page: polls this instance's lock timeline, its held leases and its health, and draws them.
-// Plain JavaScript, no build step. Times from /page/timeline are epoch milliseconds (with a fraction).
+// The sample's page: lists the demos with their code, polls this instance's lock timeline, its held leases and its
+// health, and draws them. Plain JavaScript, no build step. Every time the page computes with comes from
+// /page/timeline as epoch milliseconds (a number, with a fraction for lock calls): the page parses no date strings,
+// since JavaScript defines Date.parse only for millisecond precision and the server's instants carry nanoseconds.
 (function () {
   'use strict';
 
@@ -10,6 +12,8 @@
   var PALETTE = ['#3d7dd8', '#2a9d5b', '#8e5bd0', '#c2571a', '#1a8ca8', '#b8336a'];
   var colours = {};
   var lastTimeline = null;
+  var demos = [];              // from /page/demos: path, title, description, code
+  var posting = {};            // demo path -> true while its POST is under way or its run is not yet polled
 
   function $(id) { return document.getElementById(id); }
 
@@ -48,7 +52,7 @@
   // the calls to draw: those still going on or ended after the start of the view ('run': this page's last demo)
   function since(runs, now) {
     var view = $('view').value;
-    if (view === 'run' && runs.length) { return Date.parse(runs[0].startedAt) - 200; }
+    if (view === 'run' && runs.length) { return runs[0].startedAt - 200; }
     return now - (view === '120' ? 120000 : 30000);
   }
 
@@ -150,8 +154,8 @@
       var item = document.createElement('li');
       item.className = run.finishedAt == null ? 'running' : (run.failed ? 'failed' : 'done');
       item.setAttribute('data-demo', run.demo);
-      item.textContent = new Date(run.startedAt).toLocaleTimeString() + '  ' + run.demo.toLowerCase().replace('_', '-')
-        + ': ' + (run.summary == null ? 'running…' : run.summary);
+      item.textContent = new Date(run.startedAt).toLocaleTimeString() + '  ' + pathOf(run.demo)
+        + ': ' + (run.summary == null ? 'running… ' + formatMs(Date.now() - run.startedAt) : run.summary);
       list.appendChild(item);
     });
   }
@@ -163,23 +167,25 @@
       lastTimeline = data;
       drawTimeline(data.calls, data.runs);
       drawRuns(data.runs);
+      drawDemoStates(data.runs);
+      drawLeases(data.leases);
     }).catch(function () { /* the next poll tries again */ }).then(function () {
       setTimeout(pollTimeline, 500);
     });
   }
 
-  // ------------------------------------------------------------------ leases and health
-  function drawLeases(locks) {
+  // ------------------------------------------------------------------ leases, backend, leader and health
+  function drawLeases(leases) {
     var body = $('leases').querySelector('tbody');
     body.innerHTML = '';
     var now = Date.now();
-    if (!locks.leases.length) {
+    if (!leases.length) {
       body.innerHTML = '<tr><td colspan="8" class="muted">none</td></tr>';
     }
-    locks.leases.forEach(function (lease) {
+    leases.forEach(function (lease) {
       var row = document.createElement('tr');
       [lease.key, lease.type, lease.fencingToken, lease.holderThread,
-        formatMs(now - Date.parse(lease.acquiredAt)), formatMs(Date.parse(lease.expiresAt) - now),
+        formatMs(now - lease.acquiredAt), formatMs(lease.expiresAt - now),
         lease.watchdog ? 'yes' : 'no', lease.valid ? 'yes' : 'lost'].forEach(function (value) {
         var cell = document.createElement('td');
         cell.textContent = value;
@@ -187,6 +193,9 @@
       });
       body.appendChild(row);
     });
+  }
+
+  function drawBackend(locks) {
     var names = Object.keys(locks.providers);
     var main = names.filter(function (name) { return locks.providers[name].defaultProvider; })[0] || names[0];
     $('backend-name').textContent = names.map(function (name) {
@@ -198,9 +207,17 @@
     $('backend-status').title = main && locks.providers[main].error ? locks.providers[main].error : '';
   }
 
+  function drawLeader(leader) {
+    var pill = $('leader-status');
+    pill.textContent = leader.leader ? 'this instance (term ' + leader.fencingToken + ')' : 'another instance';
+    pill.className = 'pill ' + (leader.leader ? 'UP' : '');
+    pill.title = 'group ' + leader.group + ', candidate ' + leader.candidateId;
+  }
+
   function pollStatus() {
     Promise.all([
-      getJson('actuator/locks').then(drawLeases),
+      getJson('actuator/distlockLocks').then(drawBackend),
+      getJson('actuator/distlockLeader').then(drawLeader, function () { $('leader-status').textContent = 'off'; }),
       getJson('actuator/health').then(function (health) {
         $('health-status').textContent = health.status;
         $('health-status').className = 'pill ' + health.status;
@@ -210,17 +227,102 @@
     });
   }
 
-  // ------------------------------------------------------------------ buttons
-  Array.prototype.forEach.call(document.querySelectorAll('button[data-demo]'), function (button) {
-    button.addEventListener('click', function () {
-      fetch('page/demos/' + button.getAttribute('data-demo'), { method: 'POST' });
+  // ------------------------------------------------------------------ demos: text, button, outcome, code
+  function pathOf(demoName) { return demoName.toLowerCase().replace(/_/g, '-'); }
+
+  function drawDemos() {
+    var box = $('demos');
+    box.innerHTML = '';
+    demos.forEach(function (demo) {
+      var card = document.createElement('div');
+      card.className = 'demo';
+      card.id = 'card-' + demo.path;
+      var title = document.createElement('h3');
+      title.textContent = demo.title;
+      var text = document.createElement('p');
+      text.className = 'description';
+      text.textContent = demo.description;
+      var button = document.createElement('button');
+      button.id = 'demo-' + demo.path;
+      button.setAttribute('data-demo', demo.path);
+      button.textContent = 'Run';
+      button.addEventListener('click', function () { start(demo.path); });
+      var status = document.createElement('span');
+      status.id = 'status-' + demo.path;
+      status.className = 'status';
+      var details = document.createElement('details');
+      details.className = 'code';
+      var summary = document.createElement('summary');
+      summary.textContent = 'The code it runs';
+      details.appendChild(summary);
+      demo.code.forEach(function (snippet) {
+        var file = document.createElement('div');
+        file.className = 'file';
+        file.textContent = snippet.file;
+        var pre = document.createElement('pre');
+        var code = document.createElement('code');
+        code.textContent = snippet.text;
+        pre.appendChild(code);
+        details.appendChild(file);
+        details.appendChild(pre);
+      });
+      [title, text, button, status, details].forEach(function (node) { card.appendChild(node); });
+      box.appendChild(card);
     });
-  });
+    if (lastTimeline) { drawDemoStates(lastTimeline.runs); }
+  }
+
+  // a button is disabled while its POST is under way and while the demo's latest run has not finished
+  function drawDemoStates(runs) {
+    demos.forEach(function (demo) {
+      var button = $('demo-' + demo.path);
+      var status = $('status-' + demo.path);
+      if (!button) { return; }
+      var latest = runs.filter(function (run) { return pathOf(run.demo) === demo.path; })[0];
+      if (posting[demo.path] && latest && latest.id >= posting[demo.path]) { delete posting[demo.path]; }
+      var running = posting[demo.path] || (latest && latest.finishedAt == null);
+      button.disabled = !!running;
+      button.textContent = running ? 'Running…' : 'Run';
+      button.className = running ? 'running' : '';
+      if (running) {
+        status.className = 'status running';
+        status.textContent = latest && latest.finishedAt == null
+          ? 'running for ' + formatMs(Date.now() - latest.startedAt) + '…' : 'starting…';
+      }
+      else if (latest) {
+        status.className = 'status ' + (latest.failed ? 'failed' : 'done');
+        status.textContent = (latest.failed ? 'failed after ' : 'done in ')
+          + formatMs(latest.finishedAt - latest.startedAt) + ': ' + latest.summary;
+      }
+    });
+  }
+
+  function start(path) {
+    if (posting[path]) { return; }
+    posting[path] = Infinity;     // until the POST answers with the run's id
+    drawDemoStates(lastTimeline ? lastTimeline.runs : []);
+    fetch('page/demos/' + path, { method: 'POST' }).then(function (response) {
+      return response.json().then(function (body) {
+        if (response.status === 202) {
+          posting[path] = body.id; // cleared once a poll lists this run
+        }
+        else {
+          delete posting[path];
+          $('status-' + path).textContent = (response.status === 409 ? 'still running: ' : 'not started: ')
+            + (body.detail || response.status);
+        }
+      });
+    }).catch(function () {
+      delete posting[path];
+      $('status-' + path).textContent = 'not started: the instance did not answer';
+    });
+  }
 
   $('view').addEventListener('change', function () {
     if (lastTimeline) { drawTimeline(lastTimeline.calls, lastTimeline.runs); }
   });
 
+  getJson('page/demos').then(function (list) { demos = list; drawDemos(); });
   pollTimeline();
   pollStatus();
 })();

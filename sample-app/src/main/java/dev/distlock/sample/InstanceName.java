@@ -4,7 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
@@ -22,11 +22,16 @@ public class InstanceName {
 
 	private volatile String name;
 
+	@Autowired
+	InstanceName(SampleProperties properties) {
+		this(properties.instanceName());
+	}
+
 	/**
 	 * Creates the name.
-	 * @param configured {@code sample.instance-name}, blank for {@code host:port}
+	 * @param configured the name, blank for {@code host:port}
 	 */
-	public InstanceName(@Value("${sample.instance-name:}") String configured) {
+	public InstanceName(String configured) {
 		this.configured = !configured.isBlank();
 		this.name = this.configured ? configured : host() + ":" + ManagementFactory.getRuntimeMXBean().getPid();
 	}

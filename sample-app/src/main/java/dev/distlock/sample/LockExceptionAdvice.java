@@ -2,7 +2,7 @@ package dev.distlock.sample;
 
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockLostException;
-import dev.distlock.sample.accounts.StaleLockTokenException;
+import dev.distlock.fencing.StaleFencingTokenException;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -30,7 +30,7 @@ class LockExceptionAdvice {
 	}
 
 	@ExceptionHandler
-	ProblemDetail staleToken(StaleLockTokenException ex) {
+	ProblemDetail staleToken(StaleFencingTokenException ex) {
 		return problem(HttpStatus.CONFLICT, "Stale fencing token", ex);
 	}
 

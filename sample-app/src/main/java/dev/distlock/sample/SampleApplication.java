@@ -12,8 +12,8 @@ import org.springframework.core.env.SimpleCommandLinePropertySource;
 /**
  * The distlock sample application. Started plainly it serves the HTTP endpoints of its
  * services on port 8080 (start a second instance with {@code --server.port=8081}: they
- * share locks and data). Started with {@code --distlock.demo.ops=N} it runs the
- * contention demo instead, prints its table and exits.
+ * share locks and data). Started with {@code --sample.demo.ops=N} it runs the contention
+ * demo instead, prints its table and exits.
  */
 @SpringBootApplication
 @ConfigurationPropertiesScan
@@ -31,18 +31,17 @@ public class SampleApplication {
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		if (isDemo(args)) {
 			// the demo needs no web server, and must not clash with an instance already
-			// serving on 8080; no job
-			// should run while it measures, and its table should not drown in log lines
-			// (arguments still win)
+			// serving on 8080; no job or leader election should run while it measures,
+			// and its table should not drown in log lines (arguments still win)
 			application.setWebApplicationType(WebApplicationType.NONE);
-			application
-				.setDefaultProperties(Map.of("sample.scheduling.enabled", "false", "logging.level.root", "warn"));
+			application.setDefaultProperties(Map.of("sample.scheduling.enabled", "false", "distlock.leader.enabled",
+					"false", "logging.level.root", "warn"));
 		}
 		return application;
 	}
 
 	static boolean isDemo(String... args) {
-		return new SimpleCommandLinePropertySource(args).containsProperty("distlock.demo.ops");
+		return new SimpleCommandLinePropertySource(args).containsProperty("sample.demo.ops");
 	}
 
 }

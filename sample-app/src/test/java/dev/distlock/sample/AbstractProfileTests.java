@@ -15,6 +15,7 @@ import dev.distlock.core.LeaseSnapshot;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
+import dev.distlock.fencing.JdbcFencing;
 import dev.distlock.sample.SampleHttp.Answer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.report-job.initial-delay=1h", "sample.report-job.interval=1h",
 				"sample.report-job.duration=1500ms", "sample.report-job.hold-at-least=1s", "sample.account.lease=1s",
-				"sample.car-park.wait=300ms" })
+				"sample.car-park.wait-time=300ms" })
 @DirtiesContext
 abstract class AbstractProfileTests {
 
@@ -51,7 +51,7 @@ abstract class AbstractProfileTests {
 	LockTemplate locks;
 
 	@Autowired
-	JdbcClient jdbc;
+	JdbcFencing fencing;
 
 	SampleHttp http;
 
@@ -134,10 +134,11 @@ abstract class AbstractProfileTests {
 				.acquire(LockRequest.builder("account:" + account).waitTime(Duration.ofSeconds(10)).build())) {
 				successorToken = lease.fencingToken();
 				assertThat(successorToken).as("token after the paused holder's").isGreaterThan(pausedToken);
-				int written = this.jdbc
-					.sql("UPDATE account SET balance = balance + 5, last_token = ? WHERE id = ? AND last_token < ?")
-					.params(successorToken, account, successorToken)
-					.update();
+				long balance = this.http.get("/accounts/" + account).ok().number("balance");
+				int written = this.fencing.update("account")
+					.set("balance", balance + 5)
+					.where("id", account)
+					.execute(lease);
 				assertThat(written).as("the successor's fenced write").isOne();
 			}
 			Answer refused = paused.get(30, TimeUnit.SECONDS);
@@ -145,7 +146,7 @@ abstract class AbstractProfileTests {
 			assertThat(refused.text("title")).isEqualTo("Stale fencing token");
 			Answer stored = this.http.get("/accounts/" + account).ok();
 			assertThat(stored.number("balance")).as("the paused holder's write is refused").isEqualTo(6);
-			assertThat(stored.number("lastToken")).isEqualTo(successorToken);
+			assertThat(stored.number("fencingToken")).isEqualTo(successorToken);
 		}
 		finally {
 			executor.shutdownNow();

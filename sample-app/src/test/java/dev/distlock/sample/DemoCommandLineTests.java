@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The contention demo as documented:
- * {@code --distlock.demo.threads=8 --distlock.demo.ops=2000} on the default configuration
+ * {@code --sample.demo.threads=8 --sample.demo.ops=2000} on the default configuration
  * starts no web server, prints the table, keeps the counter exact and exits with 0.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -23,7 +23,7 @@ class DemoCommandLineTests {
 
 	@Test
 	void demoFromTheCommandLineKeepsTheCounterExact(CapturedOutput output) {
-		String[] args = { "--distlock.demo.threads=8", "--distlock.demo.ops=2000",
+		String[] args = { "--sample.demo.threads=8", "--sample.demo.ops=2000",
 				"--spring.datasource.url=" + TestDatabases.h2Url(), "--sample.report-job.initial-delay=1h" };
 		assertThat(SampleApplication.isDemo(args)).isTrue();
 		try (ConfigurableApplicationContext context = SampleApplication.application(args).run(args)) {

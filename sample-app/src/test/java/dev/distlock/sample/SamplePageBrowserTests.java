@@ -30,10 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The page at {@code /} in a real browser: Debian's headless Chromium driven by Selenium
- * through Debian's chromedriver. It opens the page, presses the stock demo's button and
- * reads the timeline the page drew: the six reservations of one SKU held the lock one
- * after another (each hold ended before the next was granted) and their fencing tokens
- * rose in that order. Chromium missing fails the test with the command that installs it.
+ * through Debian's chromedriver. It opens the page, reads the stock demo's code panel,
+ * presses its button (disabled until the run ends, then showing the outcome) and reads
+ * the timeline the page drew: the six reservations of one SKU held the lock one after
+ * another (each hold ended before the next was granted) and their fencing tokens rose in
+ * that order. Chromium missing fails the test with the command that installs it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.scheduling.enabled=false", "sample.instance-name=browser-test" })
@@ -92,7 +93,16 @@ class SamplePageBrowserTests {
 					&& page.findElement(By.id("backend-status")).getText().equals("UP"));
 		assertThat(browser.findElement(By.id("backend-name")).getText()).isEqualTo("jdbc");
 
+		wait.withMessage("the demos to be listed with their code")
+			.until((page) -> !page.findElements(By.id("demo-stock")).isEmpty());
+		String code = (String) ((JavascriptExecutor) browser)
+			.executeScript("return document.querySelector('#card-stock details.code').textContent;");
+		assertThat(code).as("the stock demo's code panel")
+			.contains("src/main/java/dev/distlock/sample/stock/StockService.java")
+			.contains("@DistributedLock(name = \"stock\", key = \"#sku\"");
+
 		browser.findElement(By.id("demo-stock")).click();
+		assertThat(browser.findElement(By.id("demo-stock")).isEnabled()).as("the button while its demo runs").isFalse();
 
 		wait.withMessage("the stock demo's run to finish on the page")
 			.until((page) -> !page.findElements(By.cssSelector("#runs li.done[data-demo='STOCK']")).isEmpty());
@@ -110,6 +120,13 @@ class SamplePageBrowserTests {
 		String summary = wait
 			.until((page) -> page.findElement(By.cssSelector("#runs li[data-demo='STOCK']")).getText());
 		assertThat(summary).contains("6 reservations of ESPRESSO-MACHINE");
+		wait.withMessage("the button enabled again, with the outcome beside it")
+			.until((page) -> page.findElement(By.id("demo-stock")).isEnabled()
+					&& page.findElement(By.id("status-stock"))
+						.getText()
+						.contains("6 reservations of ESPRESSO-MACHINE"));
+		assertThat(browser.findElement(By.id("leases")).getText()).as("the leases table, times computed from epoch ms")
+			.doesNotContain("NaN");
 	}
 
 	/**

@@ -39,7 +39,7 @@ class TwoInstancesEndToEndTests {
 		List<String> arguments = List.of("--spring.datasource.url=" + TestDatabases.h2Url(),
 				"--sample.report-job.initial-delay=1h", "--sample.report-job.interval=1h",
 				"--sample.report-job.duration=2s", "--sample.report-job.hold-at-least=1s", "--sample.account.lease=1s",
-				"--sample.car-park.wait=300ms");
+				"--sample.car-park.wait-time=300ms");
 		// one after the other: the second finds the database file open and connects to
 		// the first's TCP server
 		first = SampleProcess.start("instance-a", arguments);

@@ -17,6 +17,7 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
+import dev.distlock.sample.SampleProperties;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -43,14 +44,14 @@ public class ContentionDemo {
 
 	private final List<LockListener> listeners;
 
-	private final DemoProperties properties;
+	private final SampleProperties.Demo properties;
 
 	@Autowired
-	ContentionDemo(LockTemplate locks, ObjectProvider<LockListener> listeners, DemoProperties properties) {
-		this(locks, listeners.orderedStream().toList(), properties);
+	ContentionDemo(LockTemplate locks, ObjectProvider<LockListener> listeners, SampleProperties properties) {
+		this(locks, listeners.orderedStream().toList(), properties.demo());
 	}
 
-	ContentionDemo(LockTemplate locks, List<LockListener> listeners, DemoProperties properties) {
+	ContentionDemo(LockTemplate locks, List<LockListener> listeners, SampleProperties.Demo properties) {
 		this.locks = locks;
 		this.listeners = listeners;
 		this.properties = properties;

@@ -2,6 +2,7 @@ package dev.distlock.sample.demo;
 
 import java.io.PrintStream;
 
+import dev.distlock.sample.SampleProperties;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.CommandLineRunner;
@@ -10,25 +11,25 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the contention demo at startup when {@code distlock.demo.ops} is set, prints its
+ * Runs the contention demo at startup when {@code sample.demo.ops} is set, prints its
  * table, and makes the application's exit code 1 if the lock let anything through (the
  * main method exits after it).
  */
 @Component
-@ConditionalOnProperty(prefix = "distlock.demo", name = "ops")
+@ConditionalOnProperty(prefix = "sample.demo", name = "ops")
 public class DemoRunner implements CommandLineRunner, ExitCodeGenerator {
 
 	private final ContentionDemo demo;
 
-	private final DemoProperties properties;
+	private final SampleProperties.Demo properties;
 
 	private final PrintStream out;
 
 	private volatile ContentionDemo.@Nullable DemoResult result;
 
-	DemoRunner(ContentionDemo demo, DemoProperties properties) {
+	DemoRunner(ContentionDemo demo, SampleProperties properties) {
 		this.demo = demo;
-		this.properties = properties;
+		this.properties = properties.demo();
 		this.out = System.out;
 	}
 

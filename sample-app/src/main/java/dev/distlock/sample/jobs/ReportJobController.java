@@ -13,9 +13,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /jobs/report/run} runs the job now, as the scheduler would (it answers
- * whether this instance ran it or skipped it); {@code GET /jobs/report/runs} lists the
- * latest runs of every instance.
+ * {@code POST /jobs/report/run} builds the daily report now, as the scheduler would (it
+ * answers whether this instance built it or skipped it); {@code GET /jobs/report/runs}
+ * lists the latest runs of every instance.
  */
 @RestController
 @RequestMapping("/jobs/report")
@@ -32,7 +32,7 @@ class ReportJobController {
 
 	@PostMapping("/run")
 	Map<String, Object> run() throws InterruptedException {
-		ReportJob.JobRun run = this.job.run();
+		ReportJob.JobRun run = this.job.build(ReportJob.DAILY);
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("instance", this.instance.toString());
 		result.put("ran", run != null);
@@ -44,7 +44,7 @@ class ReportJobController {
 
 	@GetMapping("/runs")
 	List<ReportJob.JobRun> runs(@RequestParam(defaultValue = "20") int limit) {
-		return this.job.recentRuns(limit);
+		return this.job.recentRuns(ReportJob.DAILY, limit);
 	}
 
 }

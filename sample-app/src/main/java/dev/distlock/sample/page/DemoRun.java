@@ -1,11 +1,10 @@
 package dev.distlock.sample.page;
 
-import java.time.Instant;
-
 import org.jspecify.annotations.Nullable;
 
 /**
- * One run of a demo started from the page.
+ * One run of a demo started from the page. Times are epoch milliseconds, which
+ * JavaScript's {@code Date} takes as they are.
  *
  * @param id the run's number in this instance
  * @param demo which demo
@@ -14,11 +13,15 @@ import org.jspecify.annotations.Nullable;
  * @param summary what happened, {@code null} while it runs
  * @param failed whether it ended with an unexpected error
  */
-public record DemoRun(long id, Demo demo, Instant startedAt, @Nullable Instant finishedAt, @Nullable String summary,
+public record DemoRun(long id, Demo demo, long startedAt, @Nullable Long finishedAt, @Nullable String summary,
 		boolean failed) {
 
 	DemoRun finish(String summary, boolean failed) {
-		return new DemoRun(this.id, this.demo, this.startedAt, Instant.now(), summary, failed);
+		return new DemoRun(this.id, this.demo, this.startedAt, System.currentTimeMillis(), summary, failed);
+	}
+
+	boolean running() {
+		return this.finishedAt == null;
 	}
 
 }

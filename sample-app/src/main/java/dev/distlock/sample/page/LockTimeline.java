@@ -12,10 +12,11 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
 import dev.distlock.sample.InstanceName;
+import dev.distlock.sample.SampleProperties;
 import dev.distlock.sample.page.LockCall.State;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -44,7 +45,12 @@ public class LockTimeline implements LockListener {
 
 	private long lastId;
 
-	LockTimeline(InstanceName instance, @Value("${sample.timeline.capacity:300}") int capacity) {
+	@Autowired
+	LockTimeline(InstanceName instance, SampleProperties properties) {
+		this(instance, properties.timeline().capacity());
+	}
+
+	LockTimeline(InstanceName instance, int capacity) {
 		if (capacity < 1) {
 			throw new IllegalArgumentException("sample.timeline.capacity must be at least 1, not " + capacity);
 		}
@@ -93,7 +99,7 @@ public class LockTimeline implements LockListener {
 	public void released(Lease lease, String provider, long heldNanos) {
 		double now = now();
 		synchronized (this) {
-			Call call = this.held.remove(holdKey(lease.key(), lease.fencingToken()));
+			Call call = this.held.remove(holdKey(lease.key(), token(lease)));
 			if (call != null) {
 				call.releasedAt = now;
 				call.state = State.RELEASED;
@@ -105,7 +111,7 @@ public class LockTimeline implements LockListener {
 	public void lost(Lease lease, String provider, String reason) {
 		double now = now();
 		synchronized (this) {
-			Call call = this.held.get(holdKey(lease.key(), lease.fencingToken()));
+			Call call = this.held.get(holdKey(lease.key(), token(lease)));
 			if (call != null && call.lostAt == null) {
 				call.lostAt = now;
 				call.detail = reason;
@@ -120,7 +126,7 @@ public class LockTimeline implements LockListener {
 	void workStarted(Lease lease) {
 		double now = now();
 		synchronized (this) {
-			Call call = this.held.get(holdKey(lease.key(), lease.fencingToken()));
+			Call call = this.held.get(holdKey(lease.key(), token(lease)));
 			if (call != null) {
 				call.workStartedAt = now;
 			}
@@ -131,7 +137,7 @@ public class LockTimeline implements LockListener {
 	void workEnded(Lease lease) {
 		double now = now();
 		synchronized (this) {
-			Call call = this.held.get(holdKey(lease.key(), lease.fencingToken()));
+			Call call = this.held.get(holdKey(lease.key(), token(lease)));
 			if (call != null) {
 				call.workEndedAt = now;
 			}
@@ -147,9 +153,9 @@ public class LockTimeline implements LockListener {
 				call = add(this.instance.toString(), lease.key(), lease.type(), "", now);
 			}
 			call.acquiredAt = now;
-			call.fencingToken = lease.fencingToken();
+			call.fencingToken = token(lease);
 			call.state = State.HELD;
-			this.held.put(holdKey(lease.key(), lease.fencingToken()), call);
+			this.held.put(holdKey(lease.key(), token(lease)), call);
 		}
 	}
 
@@ -197,6 +203,19 @@ public class LockTimeline implements LockListener {
 
 	private double now() {
 		return this.originMillis + (System.nanoTime() - this.originNanos) / 1e6;
+	}
+
+	/**
+	 * The token the timeline shows: a lease of several keys (its key is them joined with
+	 * commas) has one per key; the first key's stands for the hold.
+	 */
+	static long token(Lease lease) {
+		try {
+			return lease.fencingToken();
+		}
+		catch (IllegalStateException ex) {
+			return lease.fencingToken(lease.key().split(",", 2)[0]);
+		}
 	}
 
 	private static String holdKey(String key, long fencingToken) {

@@ -18,9 +18,9 @@ import org.springframework.stereotype.Service;
 
 /**
  * A car park with three spaces shared by every instance: a SEMAPHORE with three permits,
- * one per parked car. A car that finds no space within {@code sample.car-park.wait} is
- * turned away by the fallback method rather than failing. Every visit is recorded, so the
- * most cars ever parked at once can be checked against the capacity.
+ * one per parked car. A car that finds no space within {@code sample.car-park.wait-time}
+ * is turned away by the fallback method rather than failing. Every visit is recorded, so
+ * the most cars ever parked at once can be checked against the capacity.
  */
 @Service
 public class CarPark {
@@ -37,6 +37,7 @@ public class CarPark {
 		this.instance = instance;
 	}
 
+	// tag::park[]
 	/**
 	 * Parks a car for a while, waiting for a free space.
 	 * @param plate the car's number plate
@@ -44,7 +45,7 @@ public class CarPark {
 	 * @return the visit
 	 */
 	@DistributedLock(name = "car-park", type = LockType.SEMAPHORE, permits = CAPACITY,
-			waitTime = "${sample.car-park.wait:2s}", fallbackMethod = "turnAway")
+			waitTime = "${sample.car-park.wait-time}", fallbackMethod = "turnAway")
 	public Visit park(String plate, Duration stay) throws InterruptedException {
 		Instant arrived = Instant.now();
 		long token = LockContext.currentLease().fencingToken();
@@ -62,6 +63,7 @@ public class CarPark {
 	Visit turnAway(String plate, Duration stay) {
 		return new Visit(plate, false, this.instance.toString(), 0, null, null);
 	}
+	// end::park[]
 
 	/**
 	 * How many visits there were and the most cars that were ever parked at the same

@@ -6,8 +6,8 @@ import java.util.List;
 import dev.distlock.annotation.DistributedLock;
 import dev.distlock.core.LockContext;
 import dev.distlock.core.LockType;
+import dev.distlock.sample.SampleProperties;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
@@ -27,11 +27,12 @@ public class PriceCatalogue {
 
 	private final Duration pausePerPrice;
 
-	PriceCatalogue(JdbcClient jdbc, @Value("${sample.prices.pause-per-price:0ms}") Duration pausePerPrice) {
+	PriceCatalogue(JdbcClient jdbc, SampleProperties properties) {
 		this.jdbc = jdbc;
-		this.pausePerPrice = pausePerPrice;
+		this.pausePerPrice = properties.prices().pausePerPrice();
 	}
 
+	// tag::catalogue[]
 	/**
 	 * Every price, as one consistent catalogue.
 	 * @return the catalogue
@@ -55,6 +56,7 @@ public class PriceCatalogue {
 		}
 		return new Catalogue(readPrices(), LockContext.currentLease().fencingToken());
 	}
+	// end::catalogue[]
 
 	private List<Price> readPrices() {
 		return this.jdbc.sql("SELECT sku, cents FROM price ORDER BY sku")

@@ -31,6 +31,7 @@ public class StockService {
 		this.instance = instance;
 	}
 
+	// tag::reserve[]
 	/**
 	 * Takes {@code quantity} units of the SKU out of stock.
 	 * @param sku the stock keeping unit
@@ -60,6 +61,7 @@ public class StockService {
 			.update();
 		return new Reservation(sku, quantity, remaining, this.instance.toString(), token);
 	}
+	// end::reserve[]
 
 	/**
 	 * Adds units to the SKU's stock, creating the SKU when it is new.

@@ -12,6 +12,7 @@ import dev.distlock.core.spi.AttemptOutcome;
 import dev.distlock.core.spi.HeldLock;
 import dev.distlock.core.spi.LockAttempt;
 import dev.distlock.core.spi.TryOnceLockProvider;
+import dev.distlock.sample.SampleProperties;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,7 +27,7 @@ class ContentionDemoTests {
 	void aLockThatAdmitsEveryoneShowsViolationsAndALostCount() throws Exception {
 		try (LockTemplate broken = new LockTemplate(new AdmitsEveryone())) {
 			ContentionDemo demo = new ContentionDemo(broken, List.of(),
-					new DemoProperties(null, 8, null, "demo:broken", Duration.ofSeconds(5)));
+					new SampleProperties.Demo(null, 8, null, "demo:broken", Duration.ofSeconds(5)));
 			ContentionDemo.DemoResult result = demo.run(8, 8, 20_000);
 			assertThat(result.violations()).as("overlaps caught: %s", result).isPositive();
 			assertThat(result.correct()).isFalse();
