@@ -92,8 +92,11 @@ final class SessionDoubt implements ConnectionStateListener {
 
 	private volatile @Nullable ScheduledFuture<?> doubt;
 
-	/** The next tick of the held locks' check, while locks are held. */
-	private @Nullable ScheduledFuture<?> tick;
+	/**
+	 * The next tick of the held locks' check, while locks are held; written under this
+	 * object's monitor.
+	 */
+	private volatile @Nullable ScheduledFuture<?> tick;
 
 	private boolean closed;
 
@@ -132,9 +135,15 @@ final class SessionDoubt implements ConnectionStateListener {
 	/**
 	 * Starts checking the session while locks are held; called after a lock is granted.
 	 */
-	synchronized void holding() {
-		if (this.tick == null && !this.closed) {
-			scheduleTick();
+	void holding() {
+		if (this.tick != null) {
+			// already ticking: the tick re-reads the count before it stops
+			return;
+		}
+		synchronized (this) {
+			if (this.tick == null && !this.closed) {
+				scheduleTick();
+			}
 		}
 	}
 
@@ -149,9 +158,17 @@ final class SessionDoubt implements ConnectionStateListener {
 	 */
 	private void tick() {
 		synchronized (this) {
-			if (this.closed || this.holds.count() == 0) {
+			if (this.closed) {
 				this.tick = null;
 				return;
+			}
+			if (this.holds.count() == 0) {
+				this.tick = null;
+				// a lock granted meanwhile may have seen the old tick and not started
+				// one: counted again after the tick is cleared, it is seen here
+				if (this.holds.count() == 0) {
+					return;
+				}
 			}
 			scheduleTick();
 		}
