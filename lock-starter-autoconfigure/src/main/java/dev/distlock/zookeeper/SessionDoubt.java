@@ -26,14 +26,14 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * While locks are held, a tick on the {@link SharedTimer} every eighth of the session
  * timeout sends one such check (of one held node) unless another write confirmed the
- * session within that eighth; when no confirmation was sent within half the session
- * timeout, the held locks are reported lost, well before the leader can have expired the
- * session and let another client in. SUSPENDED puts every lease in doubt as well: if the
- * connection is not back within a session timeout of the last confirmation (at least a
- * third of it after the loss), the leases are reported lost. LOST (session expired)
- * reports them lost at once. Every connection change wakes the waiters, so each re-reads
- * its queue. The work runs on one daemon thread of its own, never on the client's event
- * thread or the shared timer's.
+ * session within that eighth; when no request sent within the last half of the session
+ * timeout was confirmed, the held locks are reported lost, well before the leader can
+ * have expired the session and let another client in. SUSPENDED puts every lease in doubt
+ * as well: if the connection is not back within a session timeout of the last
+ * confirmation (at least a third of it after the loss), the leases are reported lost.
+ * LOST (session expired) reports them lost at once. Every connection change wakes the
+ * waiters, so each re-reads its queue. The work runs on one daemon thread of its own,
+ * never on the client's event thread or the shared timer's.
  */
 final class SessionDoubt implements ConnectionStateListener {
 
