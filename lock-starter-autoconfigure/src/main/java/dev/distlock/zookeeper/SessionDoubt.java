@@ -26,14 +26,14 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * While locks are held, a tick on the {@link SharedTimer} every eighth of the session
  * timeout sends one such check (of one held node) unless another write confirmed the
- * session within that eighth; when no confirmation was sent within half the session
- * timeout, the held locks are reported lost, well before the leader can have expired the
- * session and let another client in. SUSPENDED puts every lease in doubt as well: if the
- * connection is not back within a session timeout of the last confirmation (at least a
- * third of it after the loss), the leases are reported lost. LOST (session expired)
- * reports them lost at once. Every connection change wakes the waiters, so each re-reads
- * its queue. The work runs on one daemon thread of its own, never on the client's event
- * thread or the shared timer's.
+ * session within that eighth; when no request sent within the last half of the session
+ * timeout was confirmed, the held locks are reported lost, well before the leader can
+ * have expired the session and let another client in. SUSPENDED puts every lease in doubt
+ * as well: if the connection is not back within a session timeout of the last
+ * confirmation (at least a third of it after the loss), the leases are reported lost.
+ * LOST (session expired) reports them lost at once. Every connection change wakes the
+ * waiters, so each re-reads its queue. The work runs on one daemon thread of its own,
+ * never on the client's event thread or the shared timer's.
  */
 final class SessionDoubt implements ConnectionStateListener {
 
@@ -92,8 +92,11 @@ final class SessionDoubt implements ConnectionStateListener {
 
 	private volatile @Nullable ScheduledFuture<?> doubt;
 
-	/** The next tick of the held locks' check, while locks are held. */
-	private @Nullable ScheduledFuture<?> tick;
+	/**
+	 * The next tick of the held locks' check, while locks are held; written under this
+	 * object's monitor.
+	 */
+	private volatile @Nullable ScheduledFuture<?> tick;
 
 	private boolean closed;
 
@@ -132,9 +135,15 @@ final class SessionDoubt implements ConnectionStateListener {
 	/**
 	 * Starts checking the session while locks are held; called after a lock is granted.
 	 */
-	synchronized void holding() {
-		if (this.tick == null && !this.closed) {
-			scheduleTick();
+	void holding() {
+		if (this.tick != null) {
+			// already ticking: the tick re-reads the count before it stops
+			return;
+		}
+		synchronized (this) {
+			if (this.tick == null && !this.closed) {
+				scheduleTick();
+			}
 		}
 	}
 
@@ -149,9 +158,17 @@ final class SessionDoubt implements ConnectionStateListener {
 	 */
 	private void tick() {
 		synchronized (this) {
-			if (this.closed || this.holds.count() == 0) {
+			if (this.closed) {
 				this.tick = null;
 				return;
+			}
+			if (this.holds.count() == 0) {
+				this.tick = null;
+				// a lock granted meanwhile may have seen the old tick and not started
+				// one: counted again after the tick is cleared, it is seen here
+				if (this.holds.count() == 0) {
+					return;
+				}
 			}
 			scheduleTick();
 		}

@@ -52,13 +52,16 @@ import org.jspecify.annotations.Nullable;
  * so N held leases cost one round trip per {@value #CHECKS_PER_TRANSACTION}, not N. The
  * node's data is the owner token, the lease and the full key, for operators.
  * <p>
- * <b>Sessions</b>: a connection in doubt for too long, or a session lost, ends the held
- * leases (see {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed
- * delete, which retries after reconnecting, as are nodes released while disconnected. A
- * lock its holder already released but keeps for a hold-at-least stays while the session
- * may still live: its hold ends at its own time, or with the session. Nodes carry a
- * protection id in their name, as Curator's protected mode writes it, so a create whose
- * reply was lost is found or deleted, never orphaned.
+ * <b>Sessions</b>: only an answer the leader ordered (a write, or a check in a
+ * transaction) proves the session alive; while locks are held the session is checked so,
+ * and held leases end when it went unconfirmed for half the session timeout, when the
+ * connection is in doubt for too long, or when the session is lost (see
+ * {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed delete, which
+ * retries after reconnecting, as are nodes released while disconnected. A lock its holder
+ * already released but keeps for a hold-at-least stays while the session may still live:
+ * its hold ends at its own time, or with the session. Nodes carry a protection id in
+ * their name, as Curator's protected mode writes it, so a create whose reply was lost is
+ * found or deleted, never orphaned.
  * <p>
  * <b>Bounds</b>: every call of an acquisition returns by
  * {@link LockAttempt#deadlineNanos()} (the wait plus {@code distlock.call-timeout}),

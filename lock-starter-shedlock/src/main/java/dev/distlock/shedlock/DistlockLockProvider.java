@@ -93,6 +93,15 @@ public class DistlockLockProvider implements ExtensibleLockProvider {
 	}
 
 	/**
+	 * The lease under a lock this provider gave, for tests that check its fencing token.
+	 * @param lock a lock from {@link #lock(LockConfiguration)}
+	 * @return its lease, or {@code null} for a lock granted after it was already over
+	 */
+	static @Nullable Lease leaseOf(SimpleLock lock) {
+		return ((TemplateLock) lock).lease;
+	}
+
+	/**
 	 * One ShedLock lock over a lease; used once, by an unlock or an extension, as
 	 * ShedLock's contract says.
 	 */
