@@ -89,6 +89,30 @@ class StartupFailureTests {
 		}
 	}
 
+	@Test
+	void postgresqlAndRedisWithoutProviderOrSchemaFailsOnTheTableFirst() {
+		String table = uniqueTable();
+		this.contextRunner.withPropertyValues(postgres())
+			.withPropertyValues(redis(), "distlock.jdbc.table-name=" + table)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(lockConfigurationFailure(context.getStartupFailure()))
+					.hasMessageStartingWith("distlock's lock table " + table + " or its sequence");
+			});
+	}
+
+	@Test
+	void postgresqlAndRedisWithProviderRedisStartsWithoutTheTable() {
+		String table = uniqueTable();
+		this.contextRunner.withPropertyValues(postgres())
+			.withPropertyValues(redis(), "distlock.provider=redis", "distlock.jdbc.table-name=" + table)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(LockTemplate.class).providers()).containsOnlyKeys("redis");
+				assertThat(context.getBean(Shipping.class).ship("quickstart-" + UUID.randomUUID())).isPositive();
+			});
+	}
+
 	/** PostgreSQL alone: Redis's client library is not on the application's classpath. */
 	private ApplicationContextRunner postgresOnly() {
 		return this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis",

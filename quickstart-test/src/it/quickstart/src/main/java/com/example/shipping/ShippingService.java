@@ -11,7 +11,7 @@ public class ShippingService {
 	@DistributedLock(name = "order", key = "#order.id", lease = "30s", waitTime = "5s")
 	public long ship(Order order) {
 		long token = LockContext.currentLease().fencingToken();
-		// ... ship the order; pass the token to the writes it makes (docs/fencing.md)
+		// ... ship the order; pass the token to the writes it makes (see Fencing)
 		return token;
 	}
 
