@@ -113,9 +113,9 @@ public @interface DistributedLock {
 
 	/**
 	 * Name of the backend to lock on ({@code local}, {@code redis}, {@code redisson},
-	 * {@code jdbc}, {@code zookeeper}) when several are configured; it must be one of
-	 * them (checked at startup). Empty means {@code distlock.provider}, or the only
-	 * backend there is.
+	 * {@code redisson-quorum}, {@code jdbc}, {@code zookeeper}, {@code etcd}) when
+	 * several are configured; it must be one of them (checked at startup). Empty means
+	 * {@code distlock.provider}, or the only backend there is.
 	 * @return the provider name
 	 */
 	String provider() default "";

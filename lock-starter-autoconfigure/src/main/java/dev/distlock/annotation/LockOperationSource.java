@@ -7,9 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.distlock.core.LockConfigurationException;
+import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.LockType;
 import dev.distlock.core.spi.LockProvider;
@@ -99,33 +101,30 @@ public class LockOperationSource {
 	private @Nullable LockOperation build(Method method, Class<?> rawTargetClass) {
 		Class<?> targetClass = ClassUtils.getUserClass(rawTargetClass);
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
-		if (annotation == null && specific != method) {
-			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
-		}
+		DistributedLock found = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		DistributedLock annotation = (found != null || specific == method) ? found
+				: AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
 		if (annotation == null) {
 			return null;
 		}
 		String where = "@DistributedLock on " + LockOperation.describe(specific, targetClass);
 		checkProxyable(specific, where);
+		Function<String, String> subject = (setting) -> switch (setting) {
+			case "lease" -> "lease '" + annotation.lease() + "'";
+			case "waitTime" -> "waitTime '" + annotation.waitTime() + "'";
+			case "holdAtLeast" -> "holdAtLeast '" + annotation.holdAtLeast() + "'";
+			case "type" -> "the type";
+			default -> setting;
+		};
 		Duration lease = duration("lease", annotation.lease(), where);
-		if (lease != null && (lease.isZero() || lease.isNegative())) {
-			throw new LockConfigurationException(where + ": lease '" + annotation.lease() + "' must be positive");
-		}
 		Duration waitTime = duration("waitTime", annotation.waitTime(), where);
-		if (waitTime != null && waitTime.isNegative()) {
-			throw new LockConfigurationException(
-					where + ": waitTime '" + annotation.waitTime() + "' must not be negative (\"0\" tries once)");
-		}
 		LockType type = annotation.type();
 		int permits = annotation.permits();
-		if (permits < 1) {
-			throw new LockConfigurationException(where + ": permits must be at least 1, was " + permits);
-		}
-		if (permits != 1 && type != LockType.SEMAPHORE) {
-			throw new LockConfigurationException(
-					where + ": permits=" + permits + " applies to SEMAPHORE only, but " + "type is " + type);
-		}
+		check(where, () -> {
+			LockRequest.checkLease(lease, subject);
+			LockRequest.checkWaitTime(waitTime, subject);
+			LockRequest.checkPermits(type, permits, subject);
+		});
 		Class<?> returnType = specific.getReturnType();
 		LockOperation.Reactive reactive = isSuspending(specific) ? LockOperation.Reactive.MONO : reactive(returnType);
 		AsyncResultHandler async = (reactive != null) ? null : asyncHandler(returnType, where);
@@ -151,27 +150,31 @@ public class LockOperationSource {
 		LockKeyResolver.CompiledKey key = expression.isEmpty() ? null
 				: this.keyResolver.get().compile(expression, specific, targetClass);
 		Duration holdAtLeast = duration("holdAtLeast", annotation.holdAtLeast(), where);
-		if (holdAtLeast != null && holdAtLeast.isNegative()) {
-			throw new LockConfigurationException(
-					where + ": holdAtLeast '" + annotation.holdAtLeast() + "' must not be negative");
-		}
-		if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
-			throw new LockConfigurationException(
-					where + ": holdAtLeast '" + annotation.holdAtLeast() + "' is longer than the fixed lease '"
-							+ annotation.lease() + "', which would free the lock before the hold ends");
-		}
+		check(where, () -> LockRequest.checkHoldAtLeast(holdAtLeast, lease, subject));
+		// the request is checked as every request is, now rather than on the first call
+		return checked(where,
+				() -> LockOperation.builder(specific, targetClass)
+					.name(annotation.name().trim())
+					.key(key, expression)
+					.type(type, permits)
+					.times(lease, waitTime, holdAtLeast)
+					.provider(provider.isEmpty() ? null : provider)
+					.onFailure(onFailure, fallback)
+					.result(async, reactive)
+					.build());
+	}
+
+	/** Runs a check, its failure prefixed with where the annotation is. */
+	private static void check(String where, Runnable check) {
+		checked(where, () -> {
+			check.run();
+			return null;
+		});
+	}
+
+	private static <T> T checked(String where, Supplier<T> check) {
 		try {
-			// the request is checked where every request is, now rather than on the first
-			// call
-			return LockOperation.builder(specific, targetClass)
-				.name(annotation.name().trim())
-				.key(key, expression)
-				.type(type, permits)
-				.times(lease, waitTime, holdAtLeast)
-				.provider(provider.isEmpty() ? null : provider)
-				.onFailure(onFailure, fallback)
-				.result(async, reactive)
-				.build();
+			return check.get();
 		}
 		catch (LockConfigurationException ex) {
 			throw new LockConfigurationException(where + ": " + ex.getMessage(), ex);

@@ -19,8 +19,7 @@ import org.springframework.integration.support.locks.LockRegistry;
  *
  * @since 0.3.0
  */
-@AutoConfiguration(after = { DistlockAutoConfiguration.class, RedisLockAutoConfiguration.class,
-		RedissonLockAutoConfiguration.class, JdbcLockAutoConfiguration.class, ZooKeeperLockAutoConfiguration.class })
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
 @ConditionalOnClass(LockRegistry.class)
 @ConditionalOnBean(LockTemplate.class)
 public final class DistlockIntegrationAutoConfiguration {

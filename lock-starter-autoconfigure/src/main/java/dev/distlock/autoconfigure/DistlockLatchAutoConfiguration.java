@@ -2,38 +2,25 @@ package dev.distlock.autoconfigure;
 
 import java.util.List;
 
-import javax.sql.DataSource;
-
 import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LatchProvider;
-import dev.distlock.jdbc.JdbcLatchProvider;
-import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.local.LocalLatchProvider;
 import dev.distlock.local.LocalLockProvider;
-import dev.distlock.redis.RedisLatchProvider;
-import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.redisson.RedissonLatchProvider;
-import dev.distlock.redisson.RedissonLockProvider;
-import dev.distlock.zookeeper.ZooKeeperLatchProvider;
-import dev.distlock.zookeeper.ZooKeeperLockProvider;
-import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
-import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.context.annotation.ImportSelector;
+import org.springframework.core.type.AnnotationMetadata;
 
 /**
  * Countdown latches beside the locks: a {@link LatchProvider} for every configured lock
@@ -45,16 +32,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * @since 0.2.0
  */
-@AutoConfiguration(after = { DistlockAutoConfiguration.class, RedisLockAutoConfiguration.class,
-		RedissonLockAutoConfiguration.class, JdbcLockAutoConfiguration.class, ZooKeeperLockAutoConfiguration.class })
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distlock.latch.enabled", matchIfMissing = true)
 @ConditionalOnBean(LockTemplate.class)
 @EnableConfigurationProperties(DistlockLatchProperties.class)
 @Import({ DistlockLatchAutoConfiguration.LocalLatchConfiguration.class,
-		DistlockLatchAutoConfiguration.RedisLatchConfiguration.class,
-		DistlockLatchAutoConfiguration.RedissonLatchConfiguration.class,
-		DistlockLatchAutoConfiguration.JdbcLatchConfiguration.class,
-		DistlockLatchAutoConfiguration.ZooKeeperLatchConfiguration.class })
+		DistlockLatchAutoConfiguration.BackendLatchConfigurationsImportSelector.class })
 public final class DistlockLatchAutoConfiguration {
 
 	@Bean
@@ -100,57 +83,19 @@ public final class DistlockLatchAutoConfiguration {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(RedisConnectionFactory.class)
-	@ConditionalOnBean(RedisLockProvider.class)
-	static class RedisLatchConfiguration {
+	/**
+	 * Each backend's latch configuration, package-private in the backend's own
+	 * {@code autoconfigure} package and guarded there by its client class and lock
+	 * provider bean; named, not referenced, so that this package imports none of them.
+	 */
+	static class BackendLatchConfigurationsImportSelector implements ImportSelector {
 
-		@Bean(destroyMethod = "close")
-		@ConditionalOnMissingBean
-		RedisLatchProvider redisLatchProvider(RedisConnectionFactory connectionFactory) {
-			return new RedisLatchProvider(connectionFactory);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(RedissonClient.class)
-	@ConditionalOnBean(RedissonLockProvider.class)
-	static class RedissonLatchConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RedissonLatchProvider redissonLatchProvider(RedissonClient redissonClient) {
-			return new RedissonLatchProvider(redissonClient);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(DataSource.class)
-	@ConditionalOnBean(JdbcLockProvider.class)
-	static class JdbcLatchConfiguration {
-
-		@Bean(destroyMethod = "close")
-		@ConditionalOnMissingBean
-		@DependsOnDatabaseInitialization
-		JdbcLatchProvider jdbcLatchProvider(@DistlockDataSource ObjectProvider<DataSource> distlockDataSource,
-				ObjectProvider<DataSource> dataSource, JdbcLockProperties properties, LockTemplate lockTemplate) {
-			return new JdbcLatchProvider(distlockDataSource.getIfAvailable(dataSource::getObject),
-					properties.getTableName(), properties.getPlatform(), lockTemplate.settings().callTimeout());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(CuratorFramework.class)
-	@ConditionalOnBean(ZooKeeperLockProvider.class)
-	static class ZooKeeperLatchConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		ZooKeeperLatchProvider zooKeeperLatchProvider(CuratorFramework client, ZooKeeperLockProperties properties) {
-			return new ZooKeeperLatchProvider(client, properties.getBasePath());
+		@Override
+		public String[] selectImports(AnnotationMetadata importingClassMetadata) {
+			return new String[] { "dev.distlock.redis.autoconfigure.RedisLatchConfiguration",
+					"dev.distlock.redisson.autoconfigure.RedissonLatchConfiguration",
+					"dev.distlock.jdbc.autoconfigure.JdbcLatchConfiguration",
+					"dev.distlock.zookeeper.autoconfigure.ZooKeeperLatchConfiguration" };
 		}
 
 	}

@@ -30,8 +30,8 @@ import org.springframework.core.env.Environment;
  * for this instance (a lifecycle bean that runs for leader of
  * {@code distlock.leader.group} while the context runs); with spring-aop, the
  * {@link LeaderOnly @LeaderOnly} advisor (also when election is off, so that such a
- * method fails instead of running on every instance). The {@code leader} endpoint is
- * {@link DistlockLeaderEndpointAutoConfiguration}'s.
+ * method fails instead of running on every instance). The {@code distlockLeader} endpoint
+ * is {@link DistlockEndpointAutoConfiguration}'s.
  *
  * @since 0.1.0
  */

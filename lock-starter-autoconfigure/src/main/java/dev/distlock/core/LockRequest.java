@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -216,6 +217,89 @@ public final class LockRequest {
 	}
 
 	/**
+	 * Names a setting of the lock with the given key in a failure message of the checks
+	 * below: {@code "lease"} becomes "Lease of lock 'k'".
+	 * @param key the lock's key
+	 * @return the names of the lock's settings: {@code lease}, {@code waitTime},
+	 * {@code permits}, {@code holdAtLeast} and {@code type}
+	 */
+	public static Function<String, String> settingOf(String key) {
+		return (setting) -> switch (setting) {
+			case "waitTime" -> "Wait time of lock '" + key + "'";
+			case "holdAtLeast" -> "Hold-at-least of lock '" + key + "'";
+			case "type" -> "the type of lock '" + key + "'";
+			default -> Character.toUpperCase(setting.charAt(0)) + setting.substring(1) + " of lock '" + key + "'";
+		};
+	}
+
+	/**
+	 * The lease rule: positive, or {@code null} for the watchdog. The one place it is
+	 * written; the builder and the annotation's checks call it.
+	 * @param lease the lease, or {@code null}
+	 * @param subject names a setting in the message ({@link #settingOf(String)})
+	 * @throws LockConfigurationException if the lease is zero or negative
+	 */
+	public static void checkLease(@Nullable Duration lease, Function<String, String> subject) {
+		if (lease != null && (lease.isNegative() || lease.isZero())) {
+			throw new LockConfigurationException(subject.apply("lease") + " must be positive, was " + lease);
+		}
+	}
+
+	/**
+	 * The wait rule: not negative ({@link Duration#ZERO} tries once), or {@code null} for
+	 * the configured default.
+	 * @param waitTime the wait, or {@code null}
+	 * @param subject names a setting in the message ({@link #settingOf(String)})
+	 * @throws LockConfigurationException if the wait is negative
+	 */
+	public static void checkWaitTime(@Nullable Duration waitTime, Function<String, String> subject) {
+		if (waitTime != null && waitTime.isNegative()) {
+			throw new LockConfigurationException(
+					subject.apply("waitTime") + " must not be negative (zero tries once), was " + waitTime);
+		}
+	}
+
+	/**
+	 * The permits rule: at least one, and other than one for a SEMAPHORE only.
+	 * @param type the lock type
+	 * @param permits the permits
+	 * @param subject names a setting in the message ({@link #settingOf(String)})
+	 * @throws LockConfigurationException if the permits break the rule
+	 */
+	public static void checkPermits(LockType type, int permits, Function<String, String> subject) {
+		if (permits < 1) {
+			throw new LockConfigurationException(subject.apply("permits") + " must be at least 1, was " + permits);
+		}
+		if (permits != 1 && type != LockType.SEMAPHORE) {
+			throw new LockConfigurationException(
+					"permits=" + permits + " applies to SEMAPHORE only, but " + subject.apply("type") + " is " + type);
+		}
+	}
+
+	/**
+	 * The hold-at-least rule: not negative, and not longer than a fixed lease, which
+	 * would free the lock before the hold ends.
+	 * @param hold the hold, or {@code null} for none
+	 * @param fixedLease the fixed lease it comes with, or {@code null} for the watchdog
+	 * @param subject names a setting in the message ({@link #settingOf(String)})
+	 * @throws LockConfigurationException if the hold breaks the rule
+	 */
+	public static void checkHoldAtLeast(@Nullable Duration hold, @Nullable Duration fixedLease,
+			Function<String, String> subject) {
+		if (hold == null) {
+			return;
+		}
+		if (hold.isNegative()) {
+			throw new LockConfigurationException(subject.apply("holdAtLeast") + " must not be negative, was " + hold);
+		}
+		if (fixedLease != null && hold.compareTo(fixedLease) > 0) {
+			throw new LockConfigurationException(
+					subject.apply("holdAtLeast") + " (" + hold + ") must not be longer than its fixed lease ("
+							+ fixedLease + "): the backend would free the lock before the hold ends");
+		}
+	}
+
+	/**
 	 * Builds a {@link LockRequest}; nothing is checked until {@link #build()}.
 	 */
 	public static final class Builder {
@@ -341,36 +425,17 @@ public final class LockRequest {
 		}
 
 		/**
-		 * The one place a request is checked; each failure names the lock and the value.
+		 * Checks the request by the rules below; each failure names the lock and the
+		 * value.
 		 */
 		private void check() {
 			String key = this.key;
 			checkKey(key);
-			if (this.lease != null && (this.lease.isNegative() || this.lease.isZero())) {
-				throw new LockConfigurationException("Lease of lock '" + key + "' must be positive, was " + this.lease);
-			}
-			if (this.waitTime != null && this.waitTime.isNegative()) {
-				throw new LockConfigurationException(
-						"Wait time of lock '" + key + "' must not be negative, was " + this.waitTime);
-			}
-			if (this.permits < 1) {
-				throw new LockConfigurationException(
-						"Permits of lock '" + key + "' must be at least 1, was " + this.permits);
-			}
-			if (this.type != LockType.SEMAPHORE && this.permits != 1) {
-				throw new LockConfigurationException("Permits apply to SEMAPHORE only; lock '" + key + "' is "
-						+ this.type + " with permits=" + this.permits);
-			}
-			Duration hold = this.holdAtLeast;
-			if (hold != null && hold.isNegative()) {
-				throw new LockConfigurationException(
-						"Hold-at-least of lock '" + key + "' must not be negative, was " + hold);
-			}
-			if (hold != null && this.lease != null && hold.compareTo(this.lease) > 0) {
-				throw new LockConfigurationException(
-						"Hold-at-least of lock '" + key + "' (" + hold + ") must not be longer than its fixed lease ("
-								+ this.lease + "): the backend would free the lock before the hold ends");
-			}
+			Function<String, String> subject = settingOf(key);
+			checkLease(this.lease, subject);
+			checkWaitTime(this.waitTime, subject);
+			checkPermits(this.type, this.permits, subject);
+			checkHoldAtLeast(this.holdAtLeast, this.lease, subject);
 		}
 
 		private static void checkKey(@Nullable String key) {

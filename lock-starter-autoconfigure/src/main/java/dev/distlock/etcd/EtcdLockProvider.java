@@ -246,8 +246,10 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 
 	/**
 	 * Writes the entry and reads the queue in one transaction. If the reply does not come
-	 * in time, the entry is deleted again once the write's reply does come, since by then
-	 * its caller has given up.
+	 * in time, the entry is deleted again once the call completes, however it completes:
+	 * a transaction the servers applied after the caller gave up (and after its cleanup
+	 * ran) may still fail on the way back, and its entry would head the queue on an etcd
+	 * lease the process keeps alive.
 	 */
 	private GetResponse enqueue(ByteSequence prefix, ByteSequence own, ByteSequence data, EtcdLeases.Grant grant,
 			long until) throws Exception {
@@ -258,7 +260,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 			return EtcdCalls.await(call, until, "the queueing of " + own).getGetResponses().get(0);
 		}
 		catch (Exception ex) {
-			call.thenRun(() -> deleteInBackground(own));
+			call.whenComplete((reply, failure) -> deleteInBackground(own));
 			throw ex;
 		}
 	}

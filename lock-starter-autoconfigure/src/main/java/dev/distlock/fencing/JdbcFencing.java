@@ -12,8 +12,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * records the lease's token in it, in one statement; when the row has recorded a greater
  * token it changes nothing and throws {@link StaleFencingTokenException}. The table needs
  * one nullable {@code BIGINT} column for the token ({@value #DEFAULT_TOKEN_COLUMN} unless
- * told otherwise). Equal tokens pass, so one lease may write a row several times; a token
- * is never shared by two holders of an exclusive lock.
+ * told otherwise). The condition is {@code stored <= token}: equal tokens pass, because
+ * one lease (and its re-entrant holds) may write a row several times with its one token,
+ * and every earlier holder is still refused, because two holders of an exclusive lock
+ * never share a token (docs/fencing.md).
  * <p>
  * Table and column names are checked to be plain SQL identifiers (letters, digits,
  * {@code _}, {@code $}, one optional schema qualifier); values are always bind

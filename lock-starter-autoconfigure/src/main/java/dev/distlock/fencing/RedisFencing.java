@@ -15,8 +15,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@link #hset(String, String, String)} write only if the key (or hash field) has
  * recorded no fencing token greater than the current lease's, and record the lease's
  * token, in one script; otherwise they change nothing and throw
- * {@link StaleFencingTokenException}. Equal tokens pass, so one lease may write a key
- * several times.
+ * {@link StaleFencingTokenException}. The condition is {@code stored <= token}: equal
+ * tokens pass, because one lease (and its re-entrant holds) may write a key several times
+ * with its one token, and every earlier holder is still refused, because two holders of
+ * an exclusive lock never share a token (docs/fencing.md).
  * <p>
  * The token of key {@code k} lives beside it in {@code {k}:fencing-token} (a string; for
  * a hash, {@code {k}:fencing-tokens}, one field per field), or in

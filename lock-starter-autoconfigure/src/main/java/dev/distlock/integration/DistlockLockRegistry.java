@@ -4,8 +4,8 @@ import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.distlock.core.Lease;
@@ -24,7 +24,11 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * {@code distlock.key-prefix}) that is also a {@link DistributedLock}: re-entrant for its
  * thread, renewed by the watchdog unless a time to live is given, queued locally against
  * the other threads of this process, and carrying the fencing token of its hold
- * ({@link LeaseLock#lease()}).
+ * ({@link LeaseLock#lease()}). As in Spring Integration's own registries, an
+ * {@code unlock()} by a thread that does not hold the lock throws
+ * {@link IllegalStateException} and changes nothing, and the {@code unlock()} that ends a
+ * hold whose lease was lost (a time to live ran out, a renewal failed) throws
+ * {@link ConcurrentModificationException}.
  * <p>
  * {@link #obtain(Object)} returns the same lock for a key while it is held or referenced;
  * other locks are dropped by the garbage collector, so a registry of many short-lived
@@ -47,10 +51,11 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 	private final ReferenceQueue<RegistryLock> collected = new ReferenceQueue<>();
 
 	/**
-	 * The locks held now, so that a caller may drop its reference and obtain the same
-	 * lock again to unlock it.
+	 * The locks held now, each with its number of holding threads (more than one only
+	 * while a lost hold has not yet been ended by its thread), so that a caller may drop
+	 * its reference and obtain the same lock again to unlock or renew it.
 	 */
-	private final Set<RegistryLock> held = ConcurrentHashMap.newKeySet();
+	private final Map<RegistryLock, Integer> held = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a registry on the template's default backend.
@@ -107,8 +112,9 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 	 */
 	@Override
 	public void renewLock(Object lockKey) {
-		Lease lease = heldLease(lockKey);
-		Duration fixed = ((RegistryLock) obtain(lockKey)).fixedLease;
+		RegistryLock lock = (RegistryLock) obtain(lockKey);
+		Lease lease = heldLease(lock);
+		Duration fixed = lock.fixedLease();
 		if (fixed == null) {
 			fixed = this.template.settings().defaultLease();
 		}
@@ -124,13 +130,13 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 	 */
 	@Override
 	public void renewLock(Object lockKey, Duration timeToLive) {
-		heldLease(lockKey).extend(timeToLive);
+		heldLease((RegistryLock) obtain(lockKey)).extend(timeToLive);
 	}
 
-	private Lease heldLease(Object lockKey) {
-		return ((LeaseLock) obtain(lockKey)).lease()
+	private static Lease heldLease(RegistryLock lock) {
+		return lock.lease()
 			.orElseThrow(() -> new IllegalStateException(
-					"Lock '" + lockKey + "' is not held by the current thread: only its holder can renew it"));
+					"Lock '" + lock.key() + "' is not held by the current thread: only its holder can renew it"));
 	}
 
 	@Override
@@ -151,32 +157,43 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 	}
 
 	/**
-	 * A key's lock: a {@link LeaseLock} with Spring Integration's time-to-live methods.
+	 * A key's lock: a {@link LeaseLock} with Spring Integration's time-to-live methods
+	 * and exceptions. It is in the registry's held set from the start of a thread's
+	 * outermost hold until {@link #holdEnded()} on that thread.
 	 */
 	private static final class RegistryLock extends LeaseLock implements DistributedLock {
 
-		private final Set<RegistryLock> held;
+		private static final String EXPIRED = "Lock was released in the store due to expiration. "
+				+ "The integrity of data protected by this lock may have been compromised.";
 
-		/**
-		 * The fixed lease of the current hold, or {@code null} under the watchdog; read
-		 * by its holder only.
-		 */
-		private @Nullable Duration fixedLease;
+		private final Map<RegistryLock, Integer> held;
 
-		RegistryLock(LockTemplate template, LockRequest request, Set<RegistryLock> held) {
+		/** The threads holding this lock, each with its hold's fixed lease. */
+		private final Map<Thread, Hold> holders = new ConcurrentHashMap<>();
+
+		RegistryLock(LockTemplate template, LockRequest request, Map<RegistryLock, Integer> held) {
 			super(template, request);
 			this.held = held;
 		}
 
+		/**
+		 * Ends one hold of the calling thread, as {@link LeaseLock#unlock()} does, with
+		 * the exceptions of Spring Integration's registries.
+		 * @throws IllegalStateException if the calling thread does not hold this lock
+		 * (nothing changes)
+		 * @throws ConcurrentModificationException if the lease was lost while held (the
+		 * hold is ended all the same)
+		 */
 		@Override
 		public void unlock() {
+			if (!this.holders.containsKey(Thread.currentThread())) {
+				throw new IllegalStateException("You do not own lock at " + key());
+			}
 			try {
 				super.unlock();
 			}
-			finally {
-				if (!isHeldByCurrentThread()) {
-					this.held.remove(this);
-				}
+			catch (IllegalStateException | IllegalMonitorStateException ex) {
+				throw new ConcurrentModificationException(EXPIRED + " (" + ex.getMessage() + ")", ex);
 			}
 		}
 
@@ -192,18 +209,36 @@ public class DistlockLockRegistry implements RenewableLockRegistry<DistributedLo
 
 		@Override
 		protected boolean acquire(Duration wait, @Nullable Duration lease) throws InterruptedException {
-			boolean outer = !isHeldByCurrentThread();
+			boolean outer = !this.holders.containsKey(Thread.currentThread());
 			boolean acquired = super.acquire(wait, lease);
 			if (acquired && outer) {
-				this.fixedLease = lease;
-				this.held.add(this);
-			}
-			else if (!acquired && !outer) {
-				// a lost hold, ended by the attempt
-				this.held.remove(this);
+				this.holders.put(Thread.currentThread(), new Hold(lease));
+				this.held.merge(this, 1, Integer::sum);
 			}
 			return acquired;
 		}
+
+		@Override
+		protected void holdEnded() {
+			if (this.holders.remove(Thread.currentThread()) != null) {
+				this.held.computeIfPresent(this, (lock, count) -> (count > 1) ? count - 1 : null);
+			}
+		}
+
+		/**
+		 * The fixed lease of the calling thread's hold.
+		 * @return the lease, or {@code null} under the watchdog or if the calling thread
+		 * does not hold this lock
+		 */
+		@Nullable Duration fixedLease() {
+			Hold hold = this.holders.get(Thread.currentThread());
+			return (hold != null) ? hold.fixedLease() : null;
+		}
+
+	}
+
+	/** One thread's hold of a registry lock. */
+	private record Hold(@Nullable Duration fixedLease) {
 
 	}
 

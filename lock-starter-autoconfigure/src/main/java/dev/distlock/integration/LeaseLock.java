@@ -252,6 +252,16 @@ public class LeaseLock implements Lock {
 		if (held != null) {
 			held.release();
 		}
+		holdEnded();
+	}
+
+	/**
+	 * Called on the thread whose last hold of this lock ends, by {@link #unlock()} or
+	 * when its hold is found lost, after the hold record is gone (the calling thread no
+	 * longer {@link #isHeldByCurrentThread() holds} it). Does nothing; subclasses may
+	 * override it to track holders.
+	 */
+	protected void holdEnded() {
 	}
 
 	/**

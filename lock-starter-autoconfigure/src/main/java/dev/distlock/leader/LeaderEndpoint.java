@@ -12,15 +12,19 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code leader} actuator endpoint: this instance's candidacy (group, id, whether it
- * leads, the term's token, since when and until when). Read-only by default; with
- * {@code management.endpoint.leader.access=unrestricted} a POST makes this instance yield
- * leadership and re-run the election.
+ * The {@code distlockLeader} actuator endpoint ({@code /actuator/distlockLeader}): this
+ * instance's candidacy (group, id, whether it leads, the term's token, since when and
+ * until when). Read-only by default; with
+ * {@code management.endpoint.distlockleader.access=unrestricted} a POST makes this
+ * instance yield leadership and re-run the election.
  *
  * @since 0.1.0
  */
-@Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
+@Endpoint(id = LeaderEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class LeaderEndpoint {
+
+	/** The endpoint's id. */
+	public static final String ID = "distlockLeader";
 
 	private final LeaderCandidate candidate;
 

@@ -19,15 +19,19 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code locks} actuator endpoint: the leases this instance holds now and the status
- * of each backend. Its default access is read-only; the delete operation, which releases
- * a stuck lease of this instance by its owner token, is available only with
- * {@code management.endpoint.locks.access=unrestricted}.
+ * The {@code distlockLocks} actuator endpoint ({@code /actuator/distlockLocks}): the
+ * leases this instance holds now and the status of each backend. Its default access is
+ * read-only; the delete operation, which releases a stuck lease of this instance by its
+ * owner token, is available only with
+ * {@code management.endpoint.distlocklocks.access=unrestricted}.
  *
  * @since 0.1.0
  */
-@Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
+@Endpoint(id = LocksEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class LocksEndpoint {
+
+	/** The endpoint's id. */
+	public static final String ID = "distlockLocks";
 
 	private final LockTemplate template;
 

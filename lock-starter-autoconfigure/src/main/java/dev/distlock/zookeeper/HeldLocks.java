@@ -62,6 +62,14 @@ final class HeldLocks {
 	}
 
 	/**
+	 * One of the held locks, for a request that proves the session alive.
+	 * @return a held lock, or {@code null} if none is held
+	 */
+	synchronized @Nullable ZooKeeperHeldLock any() {
+		return this.first;
+	}
+
+	/**
 	 * How many locks are here.
 	 * @return the count
 	 */

@@ -640,6 +640,15 @@ final class ZooKeeperCalls {
 
 	/** The answer to a transaction sent in the background. */
 	record MultiReply(int rc, @Nullable List<OpResult> results) {
+
+		/**
+		 * Whether the transaction failed because one of the nodes it checks is gone.
+		 * @return whether a node was missing
+		 */
+		boolean nodeMissing() {
+			return firstMissing(this.results) >= 0;
+		}
+
 	}
 
 	/**

@@ -7,6 +7,8 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockType;
@@ -143,13 +145,18 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 			}
 
 			@Override
-			public void loseAll(String reason, boolean sessionGone) {
-				ZooKeeperLockProvider.this.loseAll(reason, sessionGone);
+			public int loseAll(String reason, boolean sessionGone) {
+				return ZooKeeperLockProvider.this.loseAll(reason, sessionGone);
 			}
 
 			@Override
 			public void wakeWaiters() {
 				ZooKeeperLockProvider.this.watcher.wakeAll();
+			}
+
+			@Override
+			public @Nullable CompletionStage<Boolean> confirm(Executor onAnswer) throws Exception {
+				return ZooKeeperLockProvider.this.confirm(onAnswer);
 			}
 
 		});
@@ -236,10 +243,10 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					children = null;
 				}
 				if (children == null) {
+					// a read proves nothing of the session: a follower cut off from the
+					// leader answers it too
 					attempt.markSent();
-					long sent = System.nanoTime();
 					children = this.calls.children(lockPath, until);
-					this.session.confirmed(sent);
 				}
 				LockQueue.Position position = (token != 0) ? LockQueue.position(queueOf(lockPath, children, until),
 						ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()) : null;
@@ -250,7 +257,15 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					continue;
 				}
 				if (position.granted()) {
-					if (position.announce() && !this.calls.setData(own, data, until)) {
+					if (position.announce()) {
+						long sent = System.nanoTime();
+						if (!this.calls.setData(own, data, until)) {
+							own = null;
+							continue;
+						}
+						this.session.confirmed(sent);
+					}
+					if (!confirmOwn(own, until)) {
 						own = null;
 						continue;
 					}
@@ -277,9 +292,7 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 						// the watched node's grant, not only its deletion, moves us:
 						// re-read in case it came first
 						attempt.markSent();
-						long sent = System.nanoTime();
 						List<String> again = this.calls.children(lockPath, until);
-						this.session.confirmed(sent);
 						if (!position.equals(LockQueue.position(queueOf(lockPath, again, until),
 								ZKPaths.getNodeFromPath(own), attempt.type(), attempt.permits()))) {
 							children = again;
@@ -298,6 +311,10 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 					// session, so ours still stood), and nodes created since sort after
 					// ours: the hand-over needs no read of the queue
 					attempt.markSent();
+					if (!confirmOwn(own, until)) {
+						own = null;
+						continue;
+					}
 					granted = true;
 					return grant(attempt, own, token);
 				}
@@ -350,7 +367,53 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	private ZooKeeperHeldLock grant(LockAttempt attempt, String own, long token) {
 		ZooKeeperHeldLock lock = new ZooKeeperHeldLock(attempt, own, token);
 		this.held.add(lock);
+		this.session.holding();
 		return lock;
+	}
+
+	/**
+	 * Confirms, before a grant that a read or a watch event decided, that the leader
+	 * still keeps the session and our node: those may come from a follower cut off from
+	 * the leader, which may have expired the session meanwhile. A session confirmed
+	 * within the last eighth of its timeout needs no request (see
+	 * {@link SessionDoubt#isFresh()}).
+	 * @return whether the node still exists; {@code false} means it is gone and the
+	 * waiter queues again
+	 */
+	private boolean confirmOwn(String own, long until) throws Exception {
+		if (this.session.isFresh()) {
+			return true;
+		}
+		long sent = System.nanoTime();
+		boolean exists = this.calls.checked(this.calls.check(List.of(own)), until)[0];
+		// the leader answered either way: a gone node is its answer too
+		this.session.confirmed(sent);
+		return exists;
+	}
+
+	/**
+	 * One check of a held node in a transaction, which the leader orders: its answer
+	 * confirms the session (see {@link SessionDoubt}). A node found gone ends its lock,
+	 * as a failed renewal does.
+	 */
+	private @Nullable CompletionStage<Boolean> confirm(Executor onAnswer) throws Exception {
+		ZooKeeperHeldLock lock = this.held.any();
+		if (lock == null) {
+			return null;
+		}
+		return this.calls.check(List.of(lock.path())).reply().thenApplyAsync((reply) -> {
+			if (reply.rc() == KeeperException.Code.OK.intValue()) {
+				return true;
+			}
+			if (!reply.nodeMissing()) {
+				return false;
+			}
+			if (lock.finish()) {
+				this.held.remove(lock);
+				lock.attempt().reportLost("its node is gone from ZooKeeper");
+			}
+			return true;
+		}, onAnswer);
 	}
 
 	private static boolean deletedAny(Set<String> watched, NodeWatcher.Wait wait) {
@@ -513,14 +576,17 @@ public final class ZooKeeperLockProvider implements LockProvider<ZooKeeperHeldLo
 	 * node would let another process in before the hold ends, and if it does not, the
 	 * servers delete the node themselves.
 	 */
-	private void loseAll(String reason, boolean sessionGone) {
+	private int loseAll(String reason, boolean sessionGone) {
+		int lost = 0;
 		for (ZooKeeperHeldLock lock : this.held.snapshot()) {
 			if ((sessionGone || !lock.attempt().isReleased()) && lock.finish()) {
 				this.held.remove(lock);
 				lock.attempt().reportLost(reason);
 				this.calls.deleteInBackground(lock.path());
+				lost++;
 			}
 		}
+		return lost;
 	}
 
 	/**

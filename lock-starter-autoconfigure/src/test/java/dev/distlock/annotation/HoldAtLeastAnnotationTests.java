@@ -52,7 +52,7 @@ class HoldAtLeastAnnotationTests {
 	void holdLongerThanTheFixedLeaseFailsStartup() {
 		this.contextRunner.withBean(HoldBeyondLease.class)
 			.run((context) -> assertConfigurationFailure(context, HoldBeyondLease.class.getName() + ".run",
-					"holdAtLeast '10s' is longer than the fixed lease '5s'"));
+					"holdAtLeast '10s' (PT10S) must not be longer than its fixed lease (PT5S)"));
 	}
 
 	@Test

@@ -10,11 +10,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.JdbcLockAutoConfiguration;
-import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
-import dev.distlock.autoconfigure.ZooKeeperLockAutoConfiguration;
 import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.jdbc.autoconfigure.JdbcLockAutoConfiguration;
+import dev.distlock.redis.autoconfigure.RedisLockAutoConfiguration;
 import dev.distlock.zookeeper.ZooKeeperTestSupport;
+import dev.distlock.zookeeper.autoconfigure.ZooKeeperLockAutoConfiguration;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

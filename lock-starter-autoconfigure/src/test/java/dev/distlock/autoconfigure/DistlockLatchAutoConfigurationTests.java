@@ -8,6 +8,7 @@ import dev.distlock.core.LatchTemplate;
 import dev.distlock.core.LockConfigurationException;
 import dev.distlock.local.LocalLatchProvider;
 import dev.distlock.redis.RedisLatchProvider;
+import dev.distlock.redis.autoconfigure.RedisLockAutoConfiguration;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.Test;
 

@@ -36,7 +36,7 @@ class DistlockLeaderAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DistlockAutoConfiguration.class,
-				DistlockLeaderAutoConfiguration.class, DistlockLeaderEndpointAutoConfiguration.class))
+				DistlockLeaderAutoConfiguration.class, DistlockEndpointAutoConfiguration.class))
 		.withBean(LocalLockProvider.class, () -> new LocalLockProvider(this.shared))
 		.withUserConfiguration(JobConfiguration.class)
 		.withPropertyValues("distlock.provider=local", "spring.application.name=billing");
@@ -45,7 +45,7 @@ class DistlockLeaderAutoConfigurationTests {
 	void runWhenEnabledShouldLeadPublishEventsAndRunLeaderOnlyMethodsWithTheTermsLease() {
 		this.contextRunner
 			.withPropertyValues("distlock.leader.enabled=true", "distlock.leader.lease=1s",
-					"management.endpoints.web.exposure.include=leader")
+					"management.endpoints.web.exposure.include=distlockLeader")
 			.run((context) -> {
 				LeaderCandidate candidate = context.getBean(LeaderCandidate.class);
 				assertThat(candidate.getGroup()).isEqualTo("billing");

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.test.TestServers;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.grpc.ClientInterceptor;
 
 import org.springframework.util.FileSystemUtils;
 
@@ -135,13 +137,27 @@ public final class EtcdCluster implements AutoCloseable {
 	 * @return the client
 	 */
 	public Client client() {
+		return clientBuilder().build();
+	}
+
+	/**
+	 * A new client on every member, with short retries and the given interceptors on its
+	 * calls; the caller closes it.
+	 * @param interceptor the first interceptor
+	 * @param more further interceptors
+	 * @return the client
+	 */
+	public Client client(ClientInterceptor interceptor, ClientInterceptor... more) {
+		return clientBuilder().interceptor(interceptor, more).build();
+	}
+
+	private ClientBuilder clientBuilder() {
 		return Client.builder()
 			.endpoints(this.members.stream().map(Member::clientUrl).toArray(String[]::new))
 			.connectTimeout(Duration.ofSeconds(2))
 			.retryMaxDuration(Duration.ofSeconds(2))
 			.keepaliveTime(Duration.ofSeconds(2))
-			.keepaliveTimeout(Duration.ofSeconds(1))
-			.build();
+			.keepaliveTimeout(Duration.ofSeconds(1));
 	}
 
 	/**

@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.redis.autoconfigure.RedisLockAutoConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

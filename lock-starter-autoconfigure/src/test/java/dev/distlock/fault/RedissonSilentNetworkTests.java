@@ -10,10 +10,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.RedissonLockAutoConfiguration;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.redisson.autoconfigure.RedissonLockAutoConfiguration;
 import dev.distlock.test.TestServers;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

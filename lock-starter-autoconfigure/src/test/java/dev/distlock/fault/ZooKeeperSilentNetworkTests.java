@@ -11,11 +11,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.ZooKeeperLockAutoConfiguration;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.zookeeper.ZooKeeperTestSupport;
+import dev.distlock.zookeeper.autoconfigure.ZooKeeperLockAutoConfiguration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;

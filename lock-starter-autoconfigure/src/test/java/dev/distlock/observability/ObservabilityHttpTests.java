@@ -29,12 +29,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The whole stack through real HTTP calls to a running application:
- * {@code /actuator/locks} shows a lease while another thread holds it and nothing
+ * {@code /actuator/distlockLocks} shows a lease while another thread holds it and nothing
  * afterwards, {@code /actuator/metrics} has the lock meters, and {@code /actuator/health}
  * goes DOWN when a backend's server (a real H2 TCP server, the test fixture) stops.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "distlock.provider=local", "management.endpoints.web.exposure.include=locks,health,metrics",
+		properties = { "distlock.provider=local",
+				"management.endpoints.web.exposure.include=distlockLocks,health,metrics",
 				"management.endpoint.health.show-details=always", "management.health.defaults.enabled=false",
 				"management.health.distlock.enabled=true" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -64,7 +65,7 @@ class ObservabilityHttpTests {
 		});
 		try {
 			assertThat(held.await(10, TimeUnit.SECONDS)).as("the holder got the lock").isTrue();
-			HttpResponse<String> during = get("/actuator/locks");
+			HttpResponse<String> during = get("/actuator/distlockLocks");
 			assertThat(during.statusCode()).isEqualTo(200);
 			DocumentContext json = JsonPath.parse(during.body());
 			List<String> keys = json.read("$.leases[*].key");
@@ -83,7 +84,7 @@ class ObservabilityHttpTests {
 			assertThat(types).contains("MUTEX", "FAIR", "READ", "WRITE", "SEMAPHORE");
 			String owner = json.read("$.leases[0].owner");
 			HttpResponse<String> delete = this.http.send(
-					HttpRequest.newBuilder(uri("/actuator/locks/" + owner)).DELETE().build(),
+					HttpRequest.newBuilder(uri("/actuator/distlockLocks/" + owner)).DELETE().build(),
 					HttpResponse.BodyHandlers.ofString());
 			assertThat(delete.statusCode()).as("release is off by default").isIn(404, 405);
 			assertThat(this.lockTemplate.activeLeases()).singleElement()
@@ -93,7 +94,7 @@ class ObservabilityHttpTests {
 			done.countDown();
 		}
 		holder.get(10, TimeUnit.SECONDS);
-		HttpResponse<String> after = get("/actuator/locks");
+		HttpResponse<String> after = get("/actuator/distlockLocks");
 		assertThat(after.statusCode()).isEqualTo(200);
 		List<Object> leases = JsonPath.parse(after.body()).read("$.leases");
 		assertThat(leases).as(after.body()).isEmpty();

@@ -61,7 +61,10 @@ public final class ZooKeeperTestSupport {
 		return client(connectString, 10_000);
 	}
 
-	static CuratorFramework client(String connectString, int sessionTimeoutMs) throws InterruptedException {
+	/**
+	 * A started client with the given session timeout, connected.
+	 */
+	public static CuratorFramework client(String connectString, int sessionTimeoutMs) throws InterruptedException {
 		return client(connectString, sessionTimeoutMs, 5_000, new ExponentialBackoffRetry(100, 3));
 	}
 

@@ -3,12 +3,14 @@ package dev.distlock.kotlin
 import dev.distlock.annotation.DistributedLock
 import dev.distlock.annotation.LockFailureAction
 import dev.distlock.autoconfigure.DistlockAutoConfiguration
-import dev.distlock.autoconfigure.RedisLockAutoConfiguration
 import dev.distlock.core.LockConfigurationException
 import dev.distlock.core.LockRequest
 import dev.distlock.core.LockTemplate
+import dev.distlock.redis.autoconfigure.RedisLockAutoConfiguration
 import dev.distlock.test.LockHistory
 import dev.distlock.test.TestServers
+import java.time.Duration
+import java.util.UUID
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -29,8 +31,6 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
-import java.time.Duration
-import java.util.UUID
 
 /**
  * `@DistributedLock` on a `suspend fun`, on the local backend and on Redis: Spring AOP runs the function as a

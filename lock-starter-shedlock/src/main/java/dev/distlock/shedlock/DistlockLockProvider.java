@@ -2,7 +2,6 @@ package dev.distlock.shedlock;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.distlock.core.Lease;
 import dev.distlock.core.LockAcquisitionException;
@@ -17,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider} that takes its locks from
  * a distlock {@link LockTemplate}, so {@code @SchedulerLock} code moves to any distlock
- * backend by declaring this one bean.
+ * backend. {@link DistlockShedLockAutoConfiguration} declares one unless the application
+ * defines a ShedLock {@code LockProvider} of its own.
  * <p>
  * Each ShedLock lock is a MUTEX on the lock's name (with {@code distlock.key-prefix}),
  * tried once without waiting: {@code lockAtMostFor} is the fixed lease (no watchdog),
@@ -100,7 +100,7 @@ public class DistlockLockProvider implements ExtensibleLockProvider {
 
 		private final @Nullable Lease lease;
 
-		private final AtomicBoolean used = new AtomicBoolean();
+		private volatile boolean used;
 
 		/**
 		 * A ShedLock lock over a distlock lease.
@@ -113,29 +113,40 @@ public class DistlockLockProvider implements ExtensibleLockProvider {
 
 		@Override
 		public void unlock() {
-			use();
+			checkUnused();
+			this.used = true;
 			if (this.lease != null) {
 				this.lease.release();
 			}
 		}
 
+		/**
+		 * Extends the lease. The lock counts as used only once the backend answered (as
+		 * in ShedLock's {@code AbstractSimpleLock}): an extension that fails otherwise
+		 * than by finding the lock lost (a timeout, say) throws and leaves this lock as
+		 * it was, so the unlock in ShedLock's {@code finally} still releases the lease
+		 * and the task's own exception is not masked.
+		 */
 		@Override
 		public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
-			use();
+			checkUnused();
 			if (this.lease == null) {
+				this.used = true;
 				return Optional.empty();
 			}
 			try {
 				this.lease.extend(lockAtMostFor, lockAtLeastFor);
 			}
 			catch (LockLostException ex) {
+				this.used = true;
 				return Optional.empty();
 			}
+			this.used = true;
 			return Optional.of(new TemplateLock(this.lease));
 		}
 
-		private void use() {
-			if (!this.used.compareAndSet(false, true)) {
+		private void checkUnused() {
+			if (this.used) {
 				throw new IllegalStateException(
 						"ShedLock lock " + ((this.lease != null) ? "'" + this.lease.key() + "' " : "")
 								+ "was already unlocked or extended");

@@ -1,6 +1,6 @@
 /**
  * A ShedLock {@code LockProvider} on distlock, so {@code @SchedulerLock} code runs on any
- * distlock backend.
+ * distlock backend, and its auto-configuration.
  */
 @NullMarked
 package dev.distlock.shedlock;

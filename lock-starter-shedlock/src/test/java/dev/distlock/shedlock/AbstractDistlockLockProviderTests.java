@@ -76,8 +76,10 @@ public abstract class AbstractDistlockLockProviderTests extends AbstractExtensib
 	}
 
 	private LockTemplate template(LockProvider<?> provider) {
-		return new LockTemplate(List.of(provider), provider.name(), LockSettings.defaults().withKeyPrefix(this.prefix),
-				List.of());
+		// a generous call timeout: a node's first call also connects, which takes more
+		// than the default second on a loaded machine
+		return new LockTemplate(List.of(provider), provider.name(),
+				LockSettings.defaults().withKeyPrefix(this.prefix).withCallTimeout(Duration.ofSeconds(10)), List.of());
 	}
 
 	@Override

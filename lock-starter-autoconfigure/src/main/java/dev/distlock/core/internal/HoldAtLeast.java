@@ -34,15 +34,7 @@ final class HoldAtLeast {
 	 * @throws LockConfigurationException if the hold is negative or longer than the lease
 	 */
 	static void check(String key, Duration hold, Duration lease) {
-		if (hold.isNegative()) {
-			throw new LockConfigurationException(
-					"Hold-at-least of lock '" + key + "' must not be negative, was " + hold);
-		}
-		if (hold.compareTo(lease) > 0) {
-			throw new LockConfigurationException(
-					"Hold-at-least of lock '" + key + "' (" + hold + ") must not be longer than its lease (" + lease
-							+ "): the backend would free the lock before the hold ends");
-		}
+		LockRequest.checkHoldAtLeast(hold, lease, LockRequest.settingOf(key));
 	}
 
 	/**
@@ -60,11 +52,7 @@ final class HoldAtLeast {
 	static Duration backendLease(LockRequest request, @Nullable Duration fixed, Duration watchdogLease) {
 		Duration hold = request.holdAtLeast();
 		if (fixed != null) {
-			if (hold != null && hold.compareTo(fixed) > 0) {
-				throw new LockConfigurationException("Hold-at-least of lock '" + request.key() + "' (" + hold
-						+ ") must not be longer than its fixed lease (" + fixed
-						+ "): the backend would free the lock before the hold ends");
-			}
+			LockRequest.checkHoldAtLeast(hold, fixed, LockRequest.settingOf(request.key()));
 			return fixed;
 		}
 		return (hold != null && hold.compareTo(watchdogLease) > 0) ? hold : watchdogLease;

@@ -35,6 +35,14 @@ final class LocalQueue {
 
 	private static final long TAKEOVER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+	/**
+	 * How soon a waiter that finds no holder looks again; doubled on each look, up to
+	 * {@link #RECHECK_MAX_NANOS}.
+	 */
+	private static final long RECHECK_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final long RECHECK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
 	/** Idle places a map keeps for the next acquisition of their keys. */
 	static final int SWEEP_SLACK = 1024;
 
@@ -350,6 +358,7 @@ final class LocalQueue {
 			if (tryOnce) {
 				return false;
 			}
+			long recheck = RECHECK_FIRST_NANOS;
 			while (true) {
 				long now = System.nanoTime();
 				long remaining = deadlineNanos - now;
@@ -357,11 +366,20 @@ final class LocalQueue {
 					return false;
 				}
 				Holder current = this.holder;
-				long wait = remaining;
+				long wait;
 				if (current != null && current.isHeld()) {
 					// the holder's lease bounds the wait: past its end the place is taken
 					// over
-					wait = Math.min(wait, Math.max(0, current.expiryNanos() - now) + TAKEOVER_SLACK_NANOS);
+					wait = Math.min(remaining, Math.max(0, current.expiryNanos() - now) + TAKEOVER_SLACK_NANOS);
+					recheck = RECHECK_FIRST_NANOS;
+				}
+				else {
+					// no holder to read: the place is being handed over (taken, its new
+					// holder not yet written) or its holder is ending; whoever comes next
+					// may hold it with a lease that runs out unreleased, so look again
+					// soon
+					wait = Math.min(remaining, recheck);
+					recheck = Math.min(2 * recheck, RECHECK_MAX_NANOS);
 				}
 				if (tryAcquireNanos(1, wait)) {
 					return true;

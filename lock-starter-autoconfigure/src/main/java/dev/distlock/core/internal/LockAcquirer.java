@@ -101,7 +101,7 @@ final class LockAcquirer {
 				(prefix.isEmpty() ? request.key() : prefix + request.key()),
 				HoldAtLeast.backendLease(request, fixed, this.settings.watchdogLease()), this.ownerPrefix,
 				this.ownerSequence.incrementAndGet(), deadline + Timing.saturatedNanos(this.settings.callTimeout()),
-				fixed == null);
+				this.settings.callTimeout(), fixed == null);
 		LockAttempt attempt = lease.attempt();
 		boolean queued = type.isExclusive() || !tryOnce;
 		H held;

@@ -1,14 +1,15 @@
 package dev.distlock.core.internal;
 
+import java.io.InterruptedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
 
 import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.Lease;
-import dev.distlock.core.LockConfigurationException;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
@@ -84,6 +85,8 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	private final boolean watchdog;
 
 	private final Thread ownerThread;
+
+	private final long releaseBoundNanos;
 
 	private @Nullable H held; // set once by granted(), before the lease is published
 
@@ -174,10 +177,13 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 	 * @param ownerSequence this acquisition's number, appended to the prefix to make the
 	 * owner token
 	 * @param callDeadline when every backend call of the acquisition must have returned
+	 * @param callTimeout how long one backend call may take
+	 * ({@code distlock.call-timeout}): the bound of a release retried after an interrupt
 	 * @param watchdog whether the watchdog renews the lease
 	 */
 	ManagedLease(LeaseHost<ManagedLease<?>> host, LockProvider<H> provider, LockRequest request, String fullKey,
-			Duration backendLease, String ownerPrefix, long ownerSequence, long callDeadline, boolean watchdog) {
+			Duration backendLease, String ownerPrefix, long ownerSequence, long callDeadline, Duration callTimeout,
+			boolean watchdog) {
 		this.host = host;
 		this.provider = provider;
 		this.request = request;
@@ -186,6 +192,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 		this.watchdog = watchdog;
 		this.renewLease = backendLease;
 		this.ownerThread = Thread.currentThread();
+		this.releaseBoundNanos = Timing.saturatedNanos(callTimeout);
 	}
 
 	/**
@@ -326,9 +333,7 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 
 	@Override
 	public void extend(Duration duration) {
-		if (duration.isNegative() || duration.isZero()) {
-			throw new LockConfigurationException("Lease extension must be positive, was " + duration);
-		}
+		LockRequest.checkLease(duration, (setting) -> "Lease extension");
 		long sent = System.nanoTime();
 		if (this.state == HELD && sent - this.latestEndNanos >= 0) {
 			// past even the latest end the backend lease can have: too late to extend
@@ -500,28 +505,33 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 			return;
 		}
 		// a release from an interrupted thread (a cancelled task or subscription,
-		// shutdownNow, distlock.on-lease-lost=interrupt) is carried out all the same,
-		// within the provider's own bounds, and the interrupt is kept for the caller:
-		// client libraries give up a request whose wait is interrupted (Lettuce skips a
-		// cancelled command its event loop has not written yet), which would leave the
-		// lock taken until its lease ends
+		// shutdownNow, distlock.on-lease-lost=interrupt) is carried out all the same, and
+		// the interrupt is kept for the caller: client libraries give up a request whose
+		// wait is interrupted (Lettuce skips a cancelled command its event loop has not
+		// written yet, Redisson throws), which would leave the lock taken until its lease
+		// ends. An interrupt that arrives while the release runs is cleared and the
+		// release sent again, within the call timeout.
 		boolean interrupted = Thread.interrupted();
+		long deadline = System.nanoTime() + this.releaseBoundNanos;
 		try {
-			// no hold-at-least (its end is not past the grant): nothing to keep and no
-			// clock to read
-			if (this.releaseAtOnce || this.holdEndNanos - this.acquiredNanos <= 0
-					|| !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
-				if (endWhenSent) {
-					this.provider.release(held(), this::endLocally);
+			while (true) {
+				try {
+					releaseOnBackend(endWhenSent);
+					break;
 				}
-				else {
-					this.provider.release(held());
+				catch (Exception ex) {
+					boolean interruptedNow = Thread.interrupted() | causedByInterrupt(ex);
+					interrupted |= interruptedNow;
+					if (!interruptedNow || System.nanoTime() - deadline >= 0) {
+						logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
+								+ "; it frees itself when its lease ends", ex);
+						break;
+					}
+					if (logger.isDebugEnabled()) {
+						logger.debug("Release of lock '" + key() + "' was interrupted; sending it again", ex);
+					}
 				}
 			}
-		}
-		catch (Exception ex) {
-			logger.warn("Could not release lock '" + key() + "' on " + this.provider.name()
-					+ "; it frees itself when its lease ends", ex);
 		}
 		finally {
 			this.backendReleaseDone = true;
@@ -534,6 +544,37 @@ final class ManagedLease<H extends HeldLock> implements EngineLease, LocalQueue.
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	private void releaseOnBackend(boolean endWhenSent) throws Exception {
+		// no hold-at-least (its end is not past the grant): nothing to keep and no clock
+		// to read
+		if (this.releaseAtOnce || this.holdEndNanos - this.acquiredNanos <= 0
+				|| !HoldAtLeast.keep(this.provider, held(), this.holdEndNanos)) {
+			if (endWhenSent) {
+				this.provider.release(held(), this::endLocally);
+			}
+			else {
+				this.provider.release(held());
+			}
+		}
+	}
+
+	/**
+	 * Whether a backend call failed because its thread was interrupted: the
+	 * {@link InterruptedException} itself or a client's exception caused by one
+	 * (Lettuce's {@code RedisCommandInterruptedException}, Redisson's, a closed
+	 * interruptible channel).
+	 */
+	private static boolean causedByInterrupt(Throwable failure) {
+		int depth = 0;
+		for (Throwable cause = failure; cause != null && depth < 16; cause = cause.getCause(), depth++) {
+			if (cause instanceof InterruptedException || cause instanceof InterruptedIOException
+					|| cause instanceof ClosedByInterruptException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override

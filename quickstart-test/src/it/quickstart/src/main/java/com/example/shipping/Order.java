@@ -1,0 +1,4 @@
+package com.example.shipping;
+
+public record Order(String id) {
+}
