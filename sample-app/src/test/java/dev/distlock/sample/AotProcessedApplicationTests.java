@@ -34,7 +34,7 @@ class AotProcessedApplicationTests {
 			assertThat(first.number("lockToken")).as("first token").isPositive();
 			assertThat(second.number("lockToken")).as("token of the next hold")
 				.isGreaterThan(first.number("lockToken"));
-			Answer locks = instance.http().get("/actuator/locks").ok();
+			Answer locks = instance.http().get("/actuator/distlockLocks").ok();
 			assertThat(locks.body().get("providers")).as("backends").asString().contains("jdbc").contains("UP");
 		}
 	}

@@ -174,7 +174,7 @@ class TwoInstancesEndToEndTests {
 	private static long awaitHeld(SampleProcess instance, String key) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (System.nanoTime() < deadline) {
-			Answer locks = instance.http().get("/actuator/locks").ok();
+			Answer locks = instance.http().get("/actuator/distlockLocks").ok();
 			for (Object lease : (List<?>) locks.get("leases")) {
 				Map<?, ?> info = (Map<?, ?>) lease;
 				if (key.equals(info.get("key"))) {
