@@ -70,8 +70,8 @@ class DistributedLockConfiguration {
 	static DistributedLockAdvisor distributedLockAdvisor(LockAttributeSource distributedLockOperationSource,
 			ObjectProvider<LockTemplate> lockTemplate, Environment environment) {
 		// read from the Environment, not DistlockProperties: this bean is created while
-		// the auto-proxy creator is
-		// post-processing other beans, too early to create ordinary beans
+		// the auto-proxy creator is post-processing other beans, too early to create
+		// ordinary beans
 		int order = Binder.get(environment)
 			.bind("distlock.aop.order", Integer.class)
 			.orElse(Ordered.LOWEST_PRECEDENCE - 1);

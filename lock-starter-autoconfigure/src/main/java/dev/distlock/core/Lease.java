@@ -41,7 +41,9 @@ public interface Lease extends AutoCloseable {
 	 * The fencing token of this acquisition: strictly greater than the token of every
 	 * earlier acquisition of the same lock, across processes. Pass it to the protected
 	 * resource and have it refuse a token lower than the last it saw (for example
-	 * {@code UPDATE ... WHERE last_token < ?}); that keeps a holder that paused past its
+	 * {@code UPDATE ... SET fencing_token = ? WHERE ... AND fencing_token <= ?}, as
+	 * {@code JdbcFencing} writes it; equal passes, so one lease may write twice); that
+	 * keeps a holder that paused past its
 	 * lease from overwriting its successor's work. Re-entrant acquisitions share the
 	 * outer acquisition's token.
 	 * @return the fencing token
