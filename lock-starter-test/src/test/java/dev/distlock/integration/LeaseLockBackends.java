@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockSettings;
 import dev.distlock.core.LockTemplate;
@@ -36,6 +37,11 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -84,6 +90,29 @@ final class LeaseLockBackends implements AutoCloseable {
 				settings.withKeyPrefix(this.keyPrefix), List.of(listeners));
 		this.closeables.add(template);
 		return template;
+	}
+
+	/**
+	 * A new application context on the backend: the starter's auto-configuration over a
+	 * provider with a client of its own, as one application of several would run.
+	 * @param backend the backend's name
+	 * @return the running context, closed with the fixture
+	 */
+	synchronized ConfigurableApplicationContext application(String backend) throws Exception {
+		LockProvider<?> provider = provider(backend);
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(ApplicationConfiguration.class)
+			.web(WebApplicationType.NONE)
+			.initializers((ctx) -> ctx.getBeanFactory().registerSingleton("lockProvider", provider))
+			.run("--distlock.key-prefix=" + this.keyPrefix, "--spring.main.banner-mode=off");
+		this.closeables.add(context);
+		return context;
+	}
+
+	/** An application that locks with the starter's auto-configured template. */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(DistlockAutoConfiguration.class)
+	static class ApplicationConfiguration {
+
 	}
 
 	private LockProvider<?> provider(String backend) throws Exception {
