@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.options.PutOption;
 
 /**
  * The etcd leases of one provider: one per lease length, in whole seconds, shared by
@@ -52,7 +53,10 @@ final class EtcdLeases {
 
 	/**
 	 * An etcd lease an entry with this lease may be attached to now: the current one of
-	 * its length, or a new one.
+	 * its length, kept alive first if what it has left is too short, or a new one if it
+	 * is gone. Keeping the current one alive (the leader answers it alone) rather than
+	 * granting another (a write every member commits) also leaves one etcd lease per
+	 * length on the servers, not one per second of use.
 	 * @param lease the entry's lease
 	 * @param until the deadline of the grant call, if one is needed
 	 * @return the etcd lease
@@ -63,6 +67,10 @@ final class EtcdLeases {
 		long ttl = ttlSeconds(leaseNanos);
 		Grant grant = this.current.get(ttl);
 		if (grant != null && grant.outlives(leaseNanos, System.nanoTime())) {
+			return grant;
+		}
+		if (grant != null && !grant.dead && EtcdCalls.await(keepAlive(grant), until, "a lease keep-alive")
+				&& grant.outlives(leaseNanos, System.nanoTime())) {
 			return grant;
 		}
 		long sent = System.nanoTime();
@@ -145,6 +153,9 @@ final class EtcdLeases {
 
 		final long ttlNanos;
 
+		/** The option that attaches a written key to this lease. */
+		final PutOption putOption;
+
 		private volatile long refreshedNanos;
 
 		private volatile boolean dead;
@@ -154,6 +165,7 @@ final class EtcdLeases {
 		Grant(long id, long ttlNanos, long refreshedNanos) {
 			this.id = id;
 			this.ttlNanos = ttlNanos;
+			this.putOption = PutOption.builder().withLeaseId(id).build();
 			this.refreshedNanos = refreshedNanos;
 		}
 

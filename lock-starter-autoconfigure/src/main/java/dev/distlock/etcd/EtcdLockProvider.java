@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -31,8 +32,8 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -91,6 +92,23 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 
 	private static final AtomicInteger instances = new AtomicInteger();
 
+	private static final GetOption QUEUE_READ = GetOption.builder()
+		.isPrefix(true)
+		.withKeysOnly(true)
+		.withSortField(GetOption.SortTarget.CREATE)
+		.withSortOrder(GetOption.SortOrder.ASCEND)
+		.build();
+
+	private static final GetOption HEAD_READ = GetOption.builder()
+		.isPrefix(true)
+		.withKeysOnly(true)
+		.withSortField(GetOption.SortTarget.CREATE)
+		.withSortOrder(GetOption.SortOrder.ASCEND)
+		.withLimit(1)
+		.build();
+
+	private static final GetOption KEY_ONLY = GetOption.builder().withKeysOnly(true).build();
+
 	private final KV kv;
 
 	private final Watch watch;
@@ -100,6 +118,12 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	private final EtcdLeases leases;
 
 	private final long callTimeoutNanos;
+
+	/**
+	 * This provider's name in the entries of exclusive locks: random, so unique across
+	 * processes.
+	 */
+	private final String process;
 
 	private final long recheckNanos;
 
@@ -113,6 +137,8 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		this.keys = new EtcdKeys(builder.root);
 		this.leases = new EtcdLeases(builder.client.getLeaseClient(), this::leaseExpired);
 		this.callTimeoutNanos = builder.callTimeout.toNanos();
+		UUID random = UUID.randomUUID();
+		this.process = Long.toUnsignedString(random.getMostSignificantBits() ^ random.getLeastSignificantBits(), 36);
 		this.recheckNanos = builder.recheck.toNanos();
 		this.background = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, "distlock-etcd-" + instances.incrementAndGet());
@@ -164,17 +190,29 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	 * vanished (its etcd lease expired, or an operator deleted it), a new one is queued.
 	 * An entry that does not end up holding the lock is deleted before this returns, or
 	 * in the background if a call failed or got no reply (or that delete does).
+	 * <p>
+	 * An exclusive lock's entry is named for this provider, not for the attempt (as
+	 * etcd's own mutex names it for its session), so a key locked again and again reuses
+	 * one etcd key instead of leaving a deleted key per acquisition in the servers' index
+	 * until compaction, which every later read of the queue would step over. The core
+	 * lets one attempt of a process at a time hold or seek an exclusive lock, so the name
+	 * is the attempt's while it lives; every delete of an entry names what it deletes
+	 * (its value, which holds the attempt's owner token, or its creation revision), and
+	 * the write only creates an entry that is absent, so a late call of one attempt never
+	 * touches another's entry.
 	 */
 	@Override
 	public @Nullable EtcdHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
 		long until = attempt.deadlineNanos();
-		String queue = this.keys.queue(attempt.key(), attempt.type());
+		LockType type = attempt.type();
+		String queue = this.keys.queue(attempt.key(), type);
 		ByteSequence prefix = EtcdKeys.bytes(queue);
-		ByteSequence own = EtcdKeys.bytes(EtcdKeys.entry(queue, attempt.type(), attempt.owner()));
+		boolean exclusive = isExclusive(type);
+		ByteSequence own = EtcdKeys.bytes(EtcdKeys.entry(queue, type, exclusive ? this.process : attempt.owner()));
 		ByteSequence data = data(attempt, attempt.lease());
 		int queueLength = prefix.size();
-		WakeUpSignal wakeup = new WakeUpSignal();
-		List<Watch.Watcher> watchers = new ArrayList<>();
+		WakeUpSignal wakeup = null;
+		List<Watch.Watcher> watchers = null;
 		boolean queued = false;
 		boolean granted = false;
 		boolean answered = true;
@@ -186,9 +224,14 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 					grant = this.leases.forLease(attempt.lease(), until);
 					queued = true;
 					attempt.markSent();
-					snapshot = enqueue(prefix, own, data, grant, until);
+					snapshot = enqueue(prefix, own, data, grant, exclusive, until);
+					if (snapshot == null) {
+						// the name was taken by an entry an earlier attempt of this
+						// process left; it is deleted now: queue again
+						continue;
+					}
 				}
-				EtcdQueue.Position position = EtcdQueue.position(snapshot.getKvs(), own, queueLength, attempt.type(),
+				EtcdQueue.Position position = EtcdQueue.position(snapshot.getKvs(), own, queueLength, type,
 						attempt.permits());
 				if (position == null) {
 					// our entry is gone (its etcd lease expired, or an operator deleted
@@ -212,17 +255,22 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 				if (waiter.isTryOnce() || waiter.remaining().isZero()) {
 					return null;
 				}
+				if (wakeup == null) {
+					wakeup = new WakeUpSignal();
+					watchers = new ArrayList<>();
+				}
 				long from = snapshot.getHeader().getRevision() + 1;
+				WakeUpSignal signal = wakeup;
 				for (ByteSequence blocking : position.watch()) {
 					watchers.add(this.watch.watch(blocking, WatchOption.builder().withRevision(from).build(),
-							Watch.listener((response) -> wakeup.signal(), (failure) -> wakeup.signal())));
+							Watch.listener((response) -> signal.signal(), (failure) -> signal.signal())));
 				}
 				long remaining = waiter.remaining().toNanos();
 				wakeup.await(Math.min(remaining, Math.min(this.recheckNanos, grant.ttlNanos / 3)));
 				closeAll(watchers);
 				this.leases.keepAliveIfDue(grant, until);
 				attempt.markSent();
-				snapshot = EtcdCalls.await(this.kv.get(prefix, queueRead()), until, "a read of queue " + queue);
+				snapshot = EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue " + queue);
 			}
 		}
 		catch (Exception ex) {
@@ -230,39 +278,68 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 			throw ex;
 		}
 		finally {
-			closeAll(watchers);
+			if (watchers != null) {
+				closeAll(watchers);
+			}
 			if (queued && !granted) {
 				// a left entry would stand in front of this process's next attempt: gone
 				// before this returns
+				Cmp ours = valueIs(own, data);
 				if (answered) {
-					delete(own, until);
+					delete(own, ours, until);
 				}
 				else {
-					deleteInBackground(own);
+					deleteInBackground(own, ours);
 				}
 			}
 		}
 	}
 
+	private static boolean isExclusive(LockType type) {
+		return type == LockType.MUTEX || type == LockType.FAIR || type == LockType.WRITE;
+	}
+
 	/**
-	 * Writes the entry and reads the queue in one transaction. If the reply does not come
-	 * in time, the entry is deleted again once the call completes, however it completes:
-	 * a transaction the servers applied after the caller gave up (and after its cleanup
-	 * ran) may still fail on the way back, and its entry would head the queue on an etcd
-	 * lease the process keeps alive.
+	 * Writes the entry unless it exists and reads the queue in one transaction: all of
+	 * it, or for an exclusive lock its head only, and the rest in a second read only if
+	 * the entry is not the head. If the reply does not come in time, the entry is deleted
+	 * again once the call completes, however it completes: a transaction the servers
+	 * applied after the caller gave up (and after its cleanup ran) may still fail on the
+	 * way back, and its entry would head the queue on an etcd lease the process keeps
+	 * alive.
+	 * @return the queue, or {@code null} if the entry existed already (left by an earlier
+	 * attempt of this process, see {@link #acquire}) and was deleted
 	 */
-	private GetResponse enqueue(ByteSequence prefix, ByteSequence own, ByteSequence data, EtcdLeases.Grant grant,
-			long until) throws Exception {
+	private @Nullable GetResponse enqueue(ByteSequence prefix, ByteSequence own, ByteSequence data,
+			EtcdLeases.Grant grant, boolean exclusive, long until) throws Exception {
 		CompletableFuture<TxnResponse> call = this.kv.txn()
-			.Then(Op.put(own, data, PutOption.builder().withLeaseId(grant.id).build()), Op.get(prefix, queueRead()))
+			.If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+			.Then(Op.put(own, data, grant.putOption), Op.get(prefix, exclusive ? HEAD_READ : QUEUE_READ))
+			.Else(Op.get(own, KEY_ONLY))
 			.commit();
+		TxnResponse reply;
 		try {
-			return EtcdCalls.await(call, until, "the queueing of " + own).getGetResponses().get(0);
+			reply = EtcdCalls.await(call, until, "the queueing of " + own);
 		}
 		catch (Exception ex) {
-			call.whenComplete((reply, failure) -> deleteInBackground(own));
+			call.whenComplete((late, failure) -> deleteInBackground(own, valueIs(own, data)));
 			throw ex;
 		}
+		GetResponse read = reply.getGetResponses().get(0);
+		if (!reply.isSucceeded()) {
+			List<KeyValue> left = read.getKvs();
+			if (!left.isEmpty()) {
+				EtcdCalls.await(this.kv.txn()
+					.If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.modRevision(left.get(0).getModRevision())))
+					.Then(Op.delete(own, DeleteOption.DEFAULT))
+					.commit(), until, "the deletion of " + own);
+			}
+			return null;
+		}
+		if (exclusive && (read.getKvs().isEmpty() || !read.getKvs().get(0).getKey().equals(own))) {
+			return EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue " + prefix);
+		}
+		return read;
 	}
 
 	/**
@@ -274,18 +351,9 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		return EtcdCalls
 			.await(this.kv.txn()
 				.If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(token)))
-				.Then(Op.put(own, data, PutOption.builder().withLeaseId(grant.id).build()))
+				.Then(Op.put(own, data, grant.putOption))
 				.commit(), until, "the announcement of " + own)
 			.isSucceeded();
-	}
-
-	private static GetOption queueRead() {
-		return GetOption.builder()
-			.isPrefix(true)
-			.withKeysOnly(true)
-			.withSortField(GetOption.SortTarget.CREATE)
-			.withSortOrder(GetOption.SortOrder.ASCEND)
-			.build();
 	}
 
 	private static void closeAll(List<Watch.Watcher> watchers) {
@@ -325,7 +393,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 			}
 			else if (grant.covers(lease)) {
 				CompletableFuture<Boolean> alive = keepAlives.computeIfAbsent(grant, this.leases::keepAlive);
-				checks.add(alive.thenCombine(this.kv.get(lock.entry(), GetOption.builder().withKeysOnly(true).build()),
+				checks.add(alive.thenCombine(this.kv.get(lock.entry(), KEY_ONLY),
 						(live, entry) -> live && isGranted(entry.getKvs(), lock)));
 				moves.add(null);
 			}
@@ -341,8 +409,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 				}
 				checks.add(this.kv.txn()
 					.If(new Cmp(lock.entry(), Cmp.Op.EQUAL, CmpTarget.createRevision(lock.fencingToken())))
-					.Then(Op.put(lock.entry(), data(lock.attempt(), lease),
-							PutOption.builder().withLeaseId(longer.id).build()))
+					.Then(Op.put(lock.entry(), data(lock.attempt(), lease), longer.putOption))
 					.commit()
 					.thenApply(TxnResponse::isSucceeded));
 				moves.add(longer);
@@ -373,31 +440,35 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	}
 
 	/**
-	 * Deletes the entry, waiting at most the call timeout; if that fails or gets no reply
-	 * in time, the delete is retried in the background until it succeeds, and the entry's
-	 * etcd lease ends it at the latest once no renewal keeps it alive.
+	 * Deletes the entry if it is still the one granted (same creation revision), waiting
+	 * at most the call timeout; if that fails or gets no reply in time, the delete is
+	 * retried in the background until it succeeds, and the entry's etcd lease ends it at
+	 * the latest once no renewal keeps it alive.
 	 */
 	@Override
 	public void release(EtcdHeldLock lock) {
 		lock.finish();
-		delete(lock.entry(), System.nanoTime() + this.callTimeoutNanos);
+		ByteSequence entry = lock.entry();
+		delete(entry, new Cmp(entry, Cmp.Op.EQUAL, CmpTarget.createRevision(lock.fencingToken())),
+				System.nanoTime() + this.callTimeoutNanos);
 	}
 
 	/**
-	 * Deletes an entry of ours, waiting for the reply until the deadline; if the delete
-	 * fails or gets no reply by then, it is retried in the background.
+	 * Deletes an entry of ours if the guard holds, waiting for the reply until the
+	 * deadline; if the delete fails or gets no reply by then, it is retried in the
+	 * background.
 	 */
-	private void delete(ByteSequence entry, long until) {
+	private void delete(ByteSequence entry, Cmp guard, long until) {
 		try {
-			EtcdCalls.await(this.kv.delete(entry), until, "the deletion of " + entry);
+			EtcdCalls.await(deleteIf(entry, guard), until, "the deletion of " + entry);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			deleteInBackground(entry);
+			deleteInBackground(entry, guard);
 		}
 		catch (Exception ex) {
 			logger.debug("Deletion of " + entry + " failed; retrying in the background", ex);
-			deleteInBackground(entry);
+			deleteInBackground(entry, guard);
 		}
 	}
 
@@ -408,19 +479,32 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	@Override
 	public void abandon(LockAttempt attempt) {
 		String queue = this.keys.queue(attempt.key(), attempt.type());
-		deleteInBackground(EtcdKeys.bytes(EtcdKeys.entry(queue, attempt.type(), attempt.owner())));
+		ByteSequence entry = EtcdKeys
+			.bytes(EtcdKeys.entry(queue, attempt.type(), isExclusive(attempt.type()) ? this.process : attempt.owner()));
+		deleteInBackground(entry, valueIs(entry, data(attempt, attempt.lease())));
 	}
 
-	private void deleteInBackground(ByteSequence entry) {
+	/**
+	 * The guard of a delete of an entry an attempt wrote: its value, which holds the
+	 * attempt's owner token.
+	 */
+	private static Cmp valueIs(ByteSequence entry, ByteSequence data) {
+		return new Cmp(entry, Cmp.Op.EQUAL, CmpTarget.value(data));
+	}
+
+	private CompletableFuture<TxnResponse> deleteIf(ByteSequence entry, Cmp guard) {
+		return this.kv.txn().If(guard).Then(Op.delete(entry, DeleteOption.DEFAULT)).commit();
+	}
+
+	private void deleteInBackground(ByteSequence entry, Cmp guard) {
 		if (this.closed) {
 			return;
 		}
-		this.kv.delete(entry)
-			.orTimeout(this.callTimeoutNanos, TimeUnit.NANOSECONDS)
+		deleteIf(entry, guard).orTimeout(this.callTimeoutNanos, TimeUnit.NANOSECONDS)
 			.whenComplete((deleted, failure) -> {
 				if (failure != null && !this.closed) {
 					try {
-						this.background.schedule(() -> deleteInBackground(entry), RETRY_DELETE.toMillis(),
+						this.background.schedule(() -> deleteInBackground(entry, guard), RETRY_DELETE.toMillis(),
 								TimeUnit.MILLISECONDS);
 					}
 					catch (RejectedExecutionException ex) {

@@ -14,6 +14,7 @@ import dev.distlock.core.LockType;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -54,7 +55,7 @@ class EtcdLateTransactionTests {
 		LockTemplate other = process(new EtcdRpcs());
 		// a lock the process holds meanwhile: the watchdog keeps the process's etcd lease
 		// alive, the lease the late entry is attached to
-		Lease kept = late.acquire(LockRequest.builder(key + "-kept").waitTime(Duration.ZERO).build());
+		Lease kept = late.acquire(LockRequest.builder(key + "-kept").waitTime(Duration.ofSeconds(10)).build());
 		EtcdRpcs.LateTransaction held = rpcs.holdNextTransaction(replyFails);
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> late.acquire(LockRequest.builder(key).waitTime(Duration.ofMillis(200)).build()));
@@ -75,6 +76,75 @@ class EtcdLateTransactionTests {
 		}
 		assertThat(kept.isValid()).isTrue();
 		kept.release();
+	}
+
+	@ParameterizedTest(name = "reply fails after landing: {0}")
+	@ValueSource(booleans = { true, false })
+	void transactionLandingWhileTheNextAttemptHoldsLeavesItsEntryAlone(boolean replyFails) throws Exception {
+		String key = "late-next-" + replyFails + "-" + System.nanoTime();
+		EtcdRpcs rpcs = new EtcdRpcs();
+		LockTemplate late = process(rpcs);
+		LockTemplate other = process(new EtcdRpcs());
+		late.acquire(LockRequest.builder(key + "-warm").waitTime(Duration.ofSeconds(10)).build()).release();
+		EtcdRpcs.LateTransaction held = rpcs.holdNextTransaction(replyFails);
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> late.acquire(LockRequest.builder(key).waitTime(Duration.ofMillis(200)).build()));
+		assertThat(held.awaitHeld(10)).as("the queueing transaction was started").isTrue();
+		Lease next = late.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(10)).build());
+		held.land();
+		assertThat(held.awaitAnswered(30)).as("the held transaction was answered").isTrue();
+		// the late attempt's cleanup runs in the background: give it time to do harm
+		Thread.sleep(500);
+		assertThat(entries(key)).as("entries while the next attempt holds the key").hasSize(1);
+		assertThat(createRevisions(key)).as("creation revision of the holder's entry")
+			.containsExactly(next.fencingToken());
+		assertThat(other.tryAcquire(LockRequest.builder(key).waitTime(Duration.ZERO).build()))
+			.as("another process's try while the next attempt holds the key")
+			.isEmpty();
+		assertThat(next.isValid()).isTrue();
+		next.release();
+		Lease after = other.tryAcquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build()).orElse(null);
+		assertThat(after).as("a lock of another process after the release; queue: %s", entries(key)).isNotNull();
+		assertThat(after.fencingToken()).isGreaterThan(next.fencingToken());
+		after.release();
+	}
+
+	@Test
+	void entryLeftUnderTheProcessNameDoesNotStopItsNextAttempt() throws Exception {
+		String key = "left-" + System.nanoTime();
+		LockTemplate template = process(new EtcdRpcs());
+		Lease first = template.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(10)).build());
+		String name = entries(key).get(0);
+		first.release();
+		// what a write of an earlier attempt that landed late would leave: the name,
+		// another owner's value, no etcd lease
+		long left = this.clients.get(0)
+			.getKVClient()
+			.put(EtcdKeys.bytes(name), EtcdKeys.bytes("owner=an-earlier-attempt"))
+			.get(5, TimeUnit.SECONDS)
+			.getHeader()
+			.getRevision();
+		try (Lease next = template.acquire(LockRequest.builder(key).waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(next.fencingToken()).as("token of the attempt after the left entry").isGreaterThan(left);
+			assertThat(entries(key)).containsExactly(name);
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!entries(key).isEmpty()) {
+			assertThat(System.nanoTime()).as("entries of %s left after its release", key).isLessThan(deadline);
+			Thread.sleep(50);
+		}
+	}
+
+	private List<Long> createRevisions(String key) throws Exception {
+		return this.clients.get(0)
+			.getKVClient()
+			.get(EtcdKeys.bytes(new EtcdKeys(EtcdKeys.DEFAULT_ROOT).queue("late-tests:" + key, LockType.MUTEX)),
+					GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+			.get(5, TimeUnit.SECONDS)
+			.getKvs()
+			.stream()
+			.map((entry) -> entry.getCreateRevision())
+			.toList();
 	}
 
 	private List<String> entries(String key) throws Exception {
