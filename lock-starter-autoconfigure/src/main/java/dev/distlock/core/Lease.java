@@ -43,9 +43,8 @@ public interface Lease extends AutoCloseable {
 	 * resource and have it refuse a token lower than the last it saw (for example
 	 * {@code UPDATE ... SET fencing_token = ? WHERE ... AND fencing_token <= ?}, as
 	 * {@code JdbcFencing} writes it; equal passes, so one lease may write twice); that
-	 * keeps a holder that paused past its
-	 * lease from overwriting its successor's work. Re-entrant acquisitions share the
-	 * outer acquisition's token.
+	 * keeps a holder that paused past its lease from overwriting its successor's work.
+	 * Re-entrant acquisitions share the outer acquisition's token.
 	 * @return the fencing token
 	 */
 	long fencingToken();
