@@ -10,7 +10,6 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 import dev.distlock.core.Lease;
-import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockTemplate;
 import org.jspecify.annotations.Nullable;

@@ -307,6 +307,7 @@ class LeaseLockTckTests {
 			fail("should throw");
 		}
 		catch (IllegalMonitorStateException success) {
+			// expected
 		}
 	}
 
