@@ -42,9 +42,8 @@ import org.jspecify.annotations.Nullable;
 public class LeaseLock implements Lock {
 
 	/**
-	 * One round of the unbounded wait of {@code lock()}, which tries again after each:
-	 * backends turn a wait into their own timeouts (PostgreSQL's {@code lock_timeout}
-	 * stops at about 24 days).
+	 * One round of the unbounded wait of {@code lock()}, which tries again after each, so
+	 * that a wait never rests on one backend call for longer than an hour.
 	 */
 	private static final Duration WAIT_ROUND = Duration.ofHours(1);
 
