@@ -19,10 +19,10 @@ import java.util.stream.Collectors;
  * client threads and Redis toward 2 or more). The CPU that others used is what disturbs a
  * figure: all CPU time the kernel counted ({@code /proc/stat}) minus this process, its
  * parent and its reaped children (the JMH host; the handoff children) and the Redis and
- * PostgreSQL servers the subjects talk to ({@code redis-server} and {@code postgres}
- * processes, including their reaped children, and the processes named by
- * {@code -Dbench.server.pids}). A private server another test started under those names
- * counts as ours, so its client's CPU shows but its own does not.
+ * PostgreSQL servers and the etcd the subjects talk to ({@code redis-server},
+ * {@code postgres} and {@code etcd} processes, including their reaped children, and the
+ * processes named by {@code -Dbench.server.pids}). A private server another test started
+ * under those names counts as ours, so its client's CPU shows but its own does not.
  * <p>
  * Every figure is {@code NaN} where {@code /proc} cannot be read.
  *
@@ -45,7 +45,7 @@ record MachineLoad(long wallNanos, double loadAverage, long busyTicks, long ownT
 	 */
 	private static final double TICKS_PER_SECOND = 100;
 
-	private static final Set<String> SERVERS = Set.of("redis-server", "postgres");
+	private static final Set<String> SERVERS = Set.of("redis-server", "postgres", "etcd");
 
 	/**
 	 * Further server processes by pid, from {@code -Dbench.server.pids}

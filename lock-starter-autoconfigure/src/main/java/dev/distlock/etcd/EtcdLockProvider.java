@@ -195,11 +195,12 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	 * etcd's own mutex names it for its session), so a key locked again and again reuses
 	 * one etcd key instead of leaving a deleted key per acquisition in the servers' index
 	 * until compaction, which every later read of the queue would step over. The core
-	 * lets one attempt of a process at a time hold or seek an exclusive lock, so the name
-	 * is the attempt's while it lives; every delete of an entry names what it deletes
-	 * (its value, which holds the attempt's owner token, or its creation revision), and
-	 * the write only creates an entry that is absent, so a late call of one attempt never
-	 * touches another's entry.
+	 * lets one attempt of a process at a time seek an exclusive lock; the write only
+	 * creates an entry that is absent, and an attempt that finds the name taken (a hold
+	 * that outlives its release, or an entry a late write left) queues under a name of
+	 * its own instead; every delete of an entry names what it deletes (its value, which
+	 * holds the attempt's owner token, or its creation revision), so a late call of one
+	 * attempt never touches another's entry.
 	 */
 	@Override
 	public @Nullable EtcdHeldLock acquire(LockAttempt attempt, LockWaiter waiter) throws Exception {
@@ -226,8 +227,10 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 					attempt.markSent();
 					snapshot = enqueue(prefix, own, data, grant, exclusive, until);
 					if (snapshot == null) {
-						// the name was taken by an entry an earlier attempt of this
-						// process left; it is deleted now: queue again
+						// the name is taken: a hold of this process that outlives its
+						// release (hold-at-least), or an entry a late write left, which
+						// its own cleanup deletes; queue under a name of the attempt
+						own = EtcdKeys.bytes(EtcdKeys.entry(queue, type, attempt.owner()));
 						continue;
 					}
 				}
@@ -307,15 +310,14 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	 * applied after the caller gave up (and after its cleanup ran) may still fail on the
 	 * way back, and its entry would head the queue on an etcd lease the process keeps
 	 * alive.
-	 * @return the queue, or {@code null} if the entry existed already (left by an earlier
-	 * attempt of this process, see {@link #acquire}) and was deleted
+	 * @return the queue, or {@code null} if the entry existed already (see
+	 * {@link #acquire}) and nothing was written
 	 */
 	private @Nullable GetResponse enqueue(ByteSequence prefix, ByteSequence own, ByteSequence data,
 			EtcdLeases.Grant grant, boolean exclusive, long until) throws Exception {
 		CompletableFuture<TxnResponse> call = this.kv.txn()
 			.If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
 			.Then(Op.put(own, data, grant.putOption), Op.get(prefix, exclusive ? HEAD_READ : QUEUE_READ))
-			.Else(Op.get(own, KEY_ONLY))
 			.commit();
 		TxnResponse reply;
 		try {
@@ -325,17 +327,10 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 			call.whenComplete((late, failure) -> deleteInBackground(own, valueIs(own, data)));
 			throw ex;
 		}
-		GetResponse read = reply.getGetResponses().get(0);
 		if (!reply.isSucceeded()) {
-			List<KeyValue> left = read.getKvs();
-			if (!left.isEmpty()) {
-				EtcdCalls.await(this.kv.txn()
-					.If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.modRevision(left.get(0).getModRevision())))
-					.Then(Op.delete(own, DeleteOption.DEFAULT))
-					.commit(), until, "the deletion of " + own);
-			}
 			return null;
 		}
+		GetResponse read = reply.getGetResponses().get(0);
 		if (exclusive && (read.getKvs().isEmpty() || !read.getKvs().get(0).getKey().equals(own))) {
 			return EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue " + prefix);
 		}
@@ -479,9 +474,13 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	@Override
 	public void abandon(LockAttempt attempt) {
 		String queue = this.keys.queue(attempt.key(), attempt.type());
-		ByteSequence entry = EtcdKeys
-			.bytes(EtcdKeys.entry(queue, attempt.type(), isExclusive(attempt.type()) ? this.process : attempt.owner()));
-		deleteInBackground(entry, valueIs(entry, data(attempt, attempt.lease())));
+		ByteSequence data = data(attempt, attempt.lease());
+		ByteSequence entry = EtcdKeys.bytes(EtcdKeys.entry(queue, attempt.type(), attempt.owner()));
+		deleteInBackground(entry, valueIs(entry, data));
+		if (isExclusive(attempt.type())) {
+			ByteSequence named = EtcdKeys.bytes(EtcdKeys.entry(queue, attempt.type(), this.process));
+			deleteInBackground(named, valueIs(named, data));
+		}
 	}
 
 	/**
