@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * one lock), and its fencing counter. The counter starts at the wall clock in
  * microseconds and counts one per grant: as long as the application hands out fewer than
  * a million tokens a second on average, it stays below the clock, so the next start
- * begins above every token this one handed out and fenced writes (README's
- * fencing recipe, {@code stored_token <= :token}) keep working across restarts (unless the clock steps back).
- * Microseconds keep tokens below 2^53, exact in JSON and JavaScript.
+ * begins above every token this one handed out and fenced writes (README's fencing
+ * recipe, {@code stored_token <= :token}) keep working across restarts (unless the clock
+ * steps back). Microseconds keep tokens below 2^53, exact in JSON and JavaScript.
  */
 final class LocalLockStore {
 

@@ -10,11 +10,10 @@ import java.util.Properties;
  * The resource the locks protect: one PostgreSQL row per run, written by every holder
  * twice in one transaction, once guarded by the fencing token
  * ({@code ... WHERE token < ?}: each hold writes once, so the suite requires a strictly
- * greater token; README's recipe is {@code <=}) and once not.
- * Every write is logged to {@code fault_write} in the same transaction, so the log's id
- * order is the order in which the row's lock granted the writes. The connection is the
- * resource's own (application name {@value #APPLICATION_NAME}), never the lock
- * provider's.
+ * greater token; README's recipe is {@code <=}) and once not. Every write is logged to
+ * {@code fault_write} in the same transaction, so the log's id order is the order in
+ * which the row's lock granted the writes. The connection is the resource's own
+ * (application name {@value #APPLICATION_NAME}), never the lock provider's.
  */
 final class FencedResource {
 
