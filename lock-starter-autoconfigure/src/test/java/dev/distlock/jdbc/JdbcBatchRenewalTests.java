@@ -74,8 +74,7 @@ class JdbcBatchRenewalTests {
 			List<JdbcHeldLock> held = new ArrayList<>();
 			List<LockType> types = new ArrayList<>();
 			// long enough to take 300 locks one by one, short enough to wait out below;
-			// on a
-			// machine too slow for that, taken again with a lease twice as long
+			// on a machine too slow for that, taken again with a lease twice as long
 			Duration firstLease = Duration.ofSeconds(4);
 			long firstLeaseEnds;
 			while (true) {

@@ -42,9 +42,8 @@ class PostgresCachedPlanTests {
 				cycles(provider, prefix + "planned-", 20);
 				database.insertHeldRows("filler-", 50_000);
 				// a backend reports its counts when idle, within about ten seconds: wait
-				// for
-				// the 40 cycles and the filler rows before, and for the cycles measured
-				// after
+				// for the 40 cycles and the filler rows before, and for the cycles
+				// measured after
 				Map<String, Object> before = settled(jdbc, table, 50_040, 40);
 				int cycles = 50;
 

@@ -196,9 +196,8 @@ class ZooKeeperLockProviderTests {
 			// creates the base path
 			template.tryAcquire(LockRequest.builder("first").waitTime(Duration.ZERO).build()).orElseThrow().release();
 			// a new key: a transaction that fails for want of the lock node, then one
-			// that
-			// creates the key's and the lock's nodes with the queued one (they stay: this
-			// server reaps no container); release: one more
+			// that creates the key's and the lock's nodes with the queued one (they stay:
+			// this server reaps no container); release: one more
 			assertThat(requests(tree, () -> template.tryAcquire(request).orElseThrow().release()))
 				.as("requests to take and release a new key's lock")
 				.isEqualTo(3);
@@ -446,9 +445,8 @@ class ZooKeeperLockProviderTests {
 		Lease held = a.acquire(tryOnce("doubt", LockType.MUTEX));
 		held.onLost(lost::countDown);
 		// the lease stays in doubt until a session timeout (10 s) after the last answered
-		// request: idle for a while
-		// first, so that it ends well before Curator gives the session up (a timeout
-		// after the disconnection)
+		// request: idle for a while first, so that it ends well before Curator gives the
+		// session up (a timeout after the disconnection)
 		Thread.sleep(5000);
 		server.stop();
 		try {
@@ -483,10 +481,10 @@ class ZooKeeperLockProviderTests {
 		// released at once: the node stays for the rest of the hold
 		held.release();
 		assertThat(lockNodes()).as("the kept node and the witness").hasSize(2);
-		// the doubt ends a session timeout (10 s) after the last answered request, but
-		// no earlier than a third of it after the stop: idle until both come about 3 s
-		// after the stop, so that the restart comes well before Curator gives the
-		// session up (a session timeout after the stop) even on a slow machine
+		// the doubt ends a session timeout (10 s) after the last answered request, but no
+		// earlier than a third of it after the stop: idle until both come about 3 s after
+		// the stop, so that the restart comes well before Curator gives the session up (a
+		// session timeout after the stop) even on a slow machine
 		Thread.sleep(6500);
 		server.stop();
 		try {
@@ -564,8 +562,8 @@ class ZooKeeperLockProviderTests {
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicInteger reaped = new AtomicInteger();
 		// what the container reaper does to an empty lock, many times a second instead of
-		// once a minute: delete the
-		// lock node, then the key node above it, each only while empty
+		// once a minute: delete the lock node, then the key node above it, each only
+		// while empty
 		String keyPath = lockPath.substring(0, lockPath.lastIndexOf('/'));
 		Future<?> reaper = this.executor.submit(() -> {
 			while (running.get()) {
