@@ -353,7 +353,7 @@ class ZooKeeperLockProviderTests {
 
 	@Test
 	void backendThatIsDownFailsWithinTheWaitAndOneConnectionTimeout() throws Exception {
-		// distlock's default retry policy, which alone took 4.5 to 6.4 s per call here
+		// distlock's default retry policy, which alone takes 4.5 to 6.4 s per call
 		// with the server down
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString(), 10_000, 1_000,
 				new ExponentialBackoffRetry(200, 3, 5_000));
@@ -511,8 +511,8 @@ class ZooKeeperLockProviderTests {
 	 * A fixed lease nobody released ends by the core's clock, which releases its node in
 	 * the background. A try-once caller of the same process right after the lease's end
 	 * finds the lock free however late that background release runs: it sends the release
-	 * itself, or waits for it, instead of finding the node still there (a CI run on a
-	 * busy machine failed the contract's check of this, 50 ms after the end, on etcd).
+	 * itself, or waits for it, instead of finding the node still there (the contract
+	 * checks this 50 ms after the end, on a busy machine too).
 	 */
 	@Test
 	void aTryOnceRightAfterAForgottenLeaseEndedIsNotRefusedByItsLateBackgroundRelease() throws Exception {
