@@ -14,22 +14,15 @@ import org.apache.commons.logging.LogFactory;
 /**
  * One provider's background work that nobody waits for (its watchdog renewal batches and
  * its sweep runs), run in the order given on one of the shared io threads
- * ({@link JdbcThreads#io()}), one task at a time while the lane keeps up. However many
- * batches fall due at once, holding leases costs one io thread, and a long task gives way
- * to those queued behind it by queueing its own rest ({@link #othersWaiting()}), as the
- * sweep does between batches, so a sweep of a large table delays a renewal by one batch
- * at most.
- * <p>
- * A task may say how long it can wait ({@link #execute(Runnable, long)}): a renewal batch
- * can wait a sixth of its lease, a quarter of the margin the watchdog's default interval
- * leaves. Once the task at the head of the lane has waited that long, a second io thread
- * drains the lane beside the first until it is empty. So a batch that waits for the
- * database (a row another transaction holds, until the call timeout) does not hold up the
- * renewals queued behind it, and renewals that fall due faster than one connection can
- * carry them out (100,000 leases of 3 s renewed every second, while the database also
- * serves acquires) are carried on two. Never more than two: a database that does not
- * answer holds two threads, not one per batch, and the leases behind them are lost when
- * their ends pass.
+ * ({@link JdbcThreads#io()}), one task at a time while the lane keeps up, so holding
+ * leases costs one io thread. A long task gives way to those queued behind it by queueing
+ * its own rest ({@link #othersWaiting()}), so a sweep delays a renewal by one batch at
+ * most. A task may say how long it can wait ({@link #execute(Runnable, long)}; a renewal
+ * batch a sixth of its lease, a quarter of the margin the watchdog's default interval
+ * leaves): once the head task has waited that long, a second io thread drains the lane
+ * beside the first until it is empty, so a batch stuck on the database does not hold up
+ * the renewals behind it. Never more than two threads: a database that does not answer
+ * holds two, not one per batch, and the leases behind them are lost when their ends pass.
  */
 final class BackgroundLane {
 

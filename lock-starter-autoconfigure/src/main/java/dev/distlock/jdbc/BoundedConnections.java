@@ -24,38 +24,17 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 /**
  * Connections for the JDBC backend's calls, each bounded by a deadline whatever the pool
  * and the driver are set to. The connection is borrowed on an io thread
- * ({@code distlock-jdbc-io}, {@link JdbcThreads}) while the caller waits at most until
- * the deadline: a pool waiting out its own connection timeout (HikariCP: 30 s), or
- * validating an idle connection whose peer went silent, cannot hold the caller longer; a
- * connection that arrives after the caller gave up goes straight back. Every read on the
- * connection is then bounded by the time left ({@link Connection#setNetworkTimeout}),
- * unless the connection already has a shorter bound of its own (pgjdbc's
- * {@code socketTimeout}, for instance); the previous bound is restored when the
- * connection goes back. While borrows the callers gave up on still wait for the pool (at
- * most {@value #MAX_ABANDONED}), a new call fails at once rather than leave one more
- * thread waiting. A read that runs into the bound fails with the driver's connection
- * error (SQLState {@code 08…}): pgjdbc and MariaDB Connector/J close such a connection,
- * and HikariCP evicts it instead of pooling it again. H2 has no network timeout:
- * embedded, it has no network either, so its connections are borrowed on the caller's
- * thread, without the hand-over.
- * <p>
- * <b>Warm connections.</b> Handing every borrow to another thread costs two thread
- * wake-ups per call, so a connection whose call succeeded is kept for the next call
- * instead of going straight back to the pool ({@link Bounded#reusable()}), for at most
- * {@value #KEEP_MILLIS} ms of idleness (less than the time within which HikariCP hands
- * out a connection without validating it, 500 ms) and at most {@value #MAX_OUT_MILLIS} ms
- * since it was borrowed (under HikariCP's smallest leak detection threshold, 2 s, and so
- * that the pool still retires and counts it): a call finds one on its own thread, bounds
- * its reads as above, and needs no hand-over. distlock's timer thread
- * ({@code distlock-timer}, {@link dev.distlock.core.support.SharedTimer}) returns idle
- * ones to the pool while any are kept. A connection whose call failed always goes back to
- * the pool (which evicts a broken one).
- * <p>
- * <b>Background work.</b> A run nobody waits for (a provider's background sweep, already
- * on an io thread) borrows on its own thread ({@link #openInBackground(String)}): handing
- * the borrow over would cost a second thread for every run. A pool that is slow to give a
- * connection then delays that run (and, as runs of one provider never overlap, that
- * provider's next ones) by the pool's own timeout; its reads are bounded as above.
+ * ({@link JdbcThreads}) while the caller waits at most until the deadline (one that
+ * arrives later goes straight back), and every read on it is bounded by the time left
+ * ({@link Connection#setNetworkTimeout}) unless it has a shorter bound of its own. Once
+ * {@value #MAX_ABANDONED} borrows that callers gave up on still wait for the pool, a new
+ * call fails at once. H2, embedded, is borrowed on the caller's thread. A connection
+ * whose call succeeded is kept for the next call ({@link Bounded#reusable()}) for at most
+ * {@value #KEEP_MILLIS} ms idle and {@value #MAX_OUT_MILLIS} ms out (under HikariCP's 500
+ * ms validation window and 2 s leak threshold), then returned by distlock's timer
+ * ({@link dev.distlock.core.support.SharedTimer}); one whose call failed goes back at
+ * once. Background runs borrow on their own thread ({@link #openInBackground(String)}).
+ * See docs/jdbc.md.
  */
 final class BoundedConnections {
 

@@ -19,25 +19,18 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
- * Countdown latches in a table beside the lock table ({@code
- *
-<table>
- * _latch}, created by the same schema scripts), named {@code jdbc}. A latch is one row,
- * its count and its expiry in the database's time; setting it is an insert (refused by
- * the primary key when it exists), a count-down one owner-free
- * {@code UPDATE ... SET latch_count =
- * latch_count - 1}, and the count-down that reaches zero deletes the row. Expired rows
- * are deleted whenever a latch is set, and never counted. On PostgreSQL the deletion at
- * zero sends {@code pg_notify} on the latch table's channel, which a listening connection
- * of this provider (outside the pool) hands to the waiters; on other databases waiters
- * poll with capped backoff.
+ * Countdown latches, named {@code jdbc}, in a table beside the lock table (its name plus
+ * {@code _latch}, created by the same schema scripts). A latch is one row with its count
+ * and its expiry in the database's time: setting it is an insert (refused when the latch
+ * exists), a count-down is one owner-free {@code UPDATE}, and the count-down that reaches
+ * zero deletes the row. Expired rows are never counted and are deleted whenever a latch
+ * is set. On PostgreSQL the deletion at zero notifies the waiters through
+ * {@code pg_notify}; on other databases waiters poll with capped backoff.
  * <p>
- * Like locks, latches use connections of their own, borrowed straight from the pool and
- * committed before each call returns: a latch call inside the caller's
- * {@code @Transactional} method does not join its transaction (a count-down is visible at
- * once and survives a rollback, a count is read fresh under REPEATABLE READ, and a failed
- * insert does not abort the caller's transaction on PostgreSQL). Every call ends by the
- * call timeout, a silent network included.
+ * Latch calls use connections of their own and commit before they return, so a call
+ * inside the caller's {@code @Transactional} method does not join its transaction: a
+ * count-down is visible at once and survives a rollback. Every call ends by the call
+ * timeout, a silent network included. See docs/latch.md.
  *
  * @since 0.2.0
  */

@@ -31,53 +31,20 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * The JDBC backend, named {@code jdbc}: every {@link LockType} as rows of one table (see
- * {@link JdbcLockSchema}) on PostgreSQL, MariaDB, MySQL 8 or H2. Leases are the
- * database's time ({@code now()}, {@code UTC_TIMESTAMP(6)}, {@code CURRENT_TIMESTAMP})
- * and every comparison happens in SQL, so clients whose clocks disagree still exclude
- * each other. Fencing tokens come from one database sequence per table ({@code
- *
-<table>
- * _fence}), drawn by each grant while it holds the lock's head row, so they strictly
- * increase per lock even across the deletion of its rows. Only the owner token can extend
- * or release a lease ({@code WHERE owner = ?}); an expired lease is taken over by the
- * statement that acquires.
- * <p>
- * <b>Residue.</b> A release expires its row; a background sweep deletes released and
- * expired rows every {@linkplain JdbcLockProviderBuilder#cleanupInterval(Duration)
- * cleanup interval} ({@link #sweptRows()}).
- * <p>
- * <b>Own connections.</b> Every operation borrows a connection straight from the
- * {@link DataSource}, outside any transaction of the caller's, and commits before it
- * returns. The pool needs one connection beyond what a thread holding a transaction uses.
- * <p>
- * <b>Round trips and waits.</b> On PostgreSQL an operation's statements go as one batch,
- * one implicit transaction; elsewhere a MUTEX attempt is one statement, the other types a
- * short transaction. Every statement of an acquisition waits for row locks at most its
- * remaining wait (at least the {@linkplain JdbcLockProviderBuilder#minLockWait(Duration)
- * minimum lock wait}); contention counts as busy. On PostgreSQL a release notifies
- * ({@code pg_notify}) when waiters registered for it ({@link WaiterRegistration}) and
- * commits without waiting for its WAL flush; elsewhere waiters poll. Errors are Spring's
- * {@link DataAccessException}s.
- * <p>
- * <b>Bounded calls.</b> Every call ends by its deadline whatever the pool and the driver
- * are set to, a silent network included: an acquisition's calls by its wait's deadline
- * plus the {@linkplain JdbcLockProviderBuilder#callTimeout(Duration) call timeout}, every
- * other call (release, renewal, health check, sweep, notifications) by the call timeout
- * ({@link BoundedConnections}); the background sweep, which nobody waits for, borrows its
- * connection on its own thread and bounds its statements likewise. A release or an
- * acquisition whose outcome is unknown is released with its owner token in the background
- * as soon as the database answers again ({@link OwnerCleanup}), so a grant that arrives
- * late does not stay held until its lease ends.
- * <p>
- * <b>Threads.</b> A provider starts no thread of its own. Its watchdog renewals
- * ({@link #renewAllInBackground}) and background sweep runs go through one lane
- * ({@link BackgroundLane}), one at a time on one of the io threads every provider shares
- * ({@link JdbcThreads}) while it keeps up, on two once a renewal batch has waited a sixth
- * of its lease, so holding leases costs one io thread beside distlock's timer thread, on
- * which the sweep ticks, cleanup retries and the return of idle connections are scheduled
- * ({@link dev.distlock.core.support.SharedTimer}). Calls borrow their connections on io
- * threads too (while no warm one is kept). Only PostgreSQL's listening connection, once a
- * waiter has subscribed, keeps a thread per provider ({@link PostgresNotifier}).
+ * {@link JdbcLockSchema}) on PostgreSQL, MariaDB, MySQL 8 or H2. Leases run on the
+ * database's clock and every comparison happens in SQL, so clients whose clocks disagree
+ * still exclude each other. Fencing tokens come from one sequence per table and strictly
+ * increase per lock, also across the deletion of its rows; only the owner token extends
+ * or releases a lease. Every operation borrows its own connection from the
+ * {@link DataSource}, outside the caller's transaction, so the pool needs one connection
+ * beyond what a thread holding a transaction uses. Every call ends by its deadline (an
+ * acquisition's wait plus the {@linkplain JdbcLockProviderBuilder#callTimeout(Duration)
+ * call timeout}, any other call the call timeout) whatever the pool and the driver are
+ * set to, and a grant whose outcome is unknown is released in the background
+ * ({@link OwnerCleanup}). Errors are Spring's {@link DataAccessException}s. A background
+ * sweep deletes released and expired rows ({@link #sweptRows()}). The provider starts no
+ * thread of its own, except for PostgreSQL's listening connection once a waiter has
+ * subscribed ({@link PostgresNotifier}). See docs/jdbc.md.
  *
  * @since 0.1.0
  */

@@ -27,29 +27,15 @@ import org.springframework.dao.DataAccessException;
 /**
  * Deletes the rows of released and expired locks in the background, so that a lock per
  * business object costs nothing once released. Each run deletes batches of at most
- * {@code batchSize} rows, one short transaction each: a locking read that skips rows
- * other transactions hold ({@code FOR UPDATE SKIP LOCKED}, in READ COMMITTED so that
- * InnoDB locks no gaps), then deletes of exactly those rows by primary key. The sweep
- * therefore never waits for a lock, so it cannot deadlock with an acquire; an acquire of
- * a key being deleted waits for that one batch only. Each batch starts after the last row
- * the batch before selected, in primary-key order, so a run walks the key once: from the
- * table's start every batch would scan the held rows again (on PostgreSQL here, 86,000
- * expired rows beside 100,000 held ones took 37.7 s to delete that way). A run stops at
- * the first batch that comes back short (the end of the key), or once it has run for one
- * interval (the next run starts from the beginning again). Several applications on one
- * table each sweep; they skip each other's rows. Each batch's round trips are bounded by
- * the call timeout, so a sweep on a connection whose peer went silent fails instead of
- * hanging.
- * <p>
- * No thread of its own: the background sweep is a task on distlock's timer
- * ({@code distlock-timer}, {@link SharedTimer}), cancelled on {@link #close()}, and each
- * tick hands the run to the provider's background lane ({@link BackgroundLane}), where it
- * runs on an io thread ({@code distlock-jdbc-io}) that borrows the connection itself
- * ({@link BoundedConnections#openInBackground(String)}). A tick while the previous run
- * still goes is skipped, so one provider's runs never overlap. The lane also carries the
- * provider's watchdog renewals: when some wait behind the run, it gives the connection
- * back after the batch in hand and queues the rest of the run, from that batch's last
- * row, behind them, so a sweep over a large table delays a renewal by one batch.
+ * {@code batchSize} rows, each a short transaction that selects with
+ * {@code FOR UPDATE SKIP LOCKED} and deletes exactly those rows, so the sweep never waits
+ * for a lock and cannot deadlock with an acquire. A run walks the primary key once (from
+ * the table's start every batch would scan the held rows again) and stops at the first
+ * short batch or after one interval; each batch's round trips are bounded by the call
+ * timeout. Runs are ticked by distlock's timer ({@link SharedTimer}) until
+ * {@link #close()}, run on the provider's background lane ({@link BackgroundLane}) and
+ * never overlap; a renewal queued behind a run waits for one batch at most. See
+ * docs/jdbc.md.
  */
 final class LockTableSweeper implements AutoCloseable {
 

@@ -8,38 +8,16 @@ import java.util.List;
 import dev.distlock.core.LockType;
 
 /**
- * The Redis keys and release channel of one lock. Every name starts with the same hash
- * tag, {@code {<full key>}}, so all keys a script touches hash to one slot: Redis Cluster
- * refuses scripts whose keys span slots (CROSSSLOT), even when the slots live on one
- * node. Redis takes the tag from the first {@code {} to the first {@code }} after it, so
- * a {@code }} inside a user key would end the tag early (and one right at its start would
- * leave it empty and hash every key on its own); {@code }} and {@code %} are therefore
- * percent-encoded inside the tag ({@code %7D}, {@code %25}). An unpaired UTF-16 surrogate
- * has no UTF-8 form (encoding would turn it into {@code ?}, so {@code "k\uD800"} and
- * {@code "k?"} would be one lock): it becomes {@code %u} and its four hex digits, as the
+ * The Redis keys and release channel of one lock. Every name starts with the hash tag
+ * {@code {<full key>}}, so all keys a script touches hash to one slot (Redis Cluster
+ * refuses scripts whose keys span slots). Inside the tag {@code }} and {@code %} are
+ * percent-encoded ({@code %7D}, {@code %25}), since a {@code }} would end the tag early,
+ * and an unpaired UTF-16 surrogate becomes {@code %u} and its four hex digits, as the
  * ZooKeeper backend writes it. The encoding is injective, so distinct keys never share
  * names, and leaves ordinary keys readable: {@code lock:orders:42} becomes
- * {@code {lock:orders:42}:mutex}.
- * <p>
- * Layout, per lock type (MUTEX, FAIR, READ/WRITE and SEMAPHORE of one key are separate
- * locks):
- * <ul>
- * <li>MUTEX: {@code <tag>:mutex} holds the owner token (string with the lease as
- * expiry).</li>
- * <li>FAIR: {@code <tag>:fair} holds the owner token; {@code <tag>:fair:queue} (list) and
- * {@code <tag>:fair:timeouts} (sorted set owner → timeout) are the wait queue.</li>
- * <li>READ/WRITE: {@code <tag>:rw:writer} holds the writer's owner token;
- * {@code <tag>:rw:readers} (sorted set owner → lease end) the readers;
- * {@code <tag>:rw:waiting-writers} (sorted set owner → timeout) the writers waiting for
- * readers to leave.</li>
- * <li>SEMAPHORE: {@code <tag>:semaphore} (sorted set owner → lease end) the permit
- * holders.</li>
- * <li>Every type: {@code <tag>:fence}, the fencing counter of the key;
- * {@code <tag>:<type>:wakeup}, the sorted set of waiters to wake (owner → end of its
- * wait), which is also the name of the release channel they listen on.</li>
- * </ul>
- * Names are built as bytes, the form the scripts get; the {@code String} accessors decode
- * them.
+ * {@code {lock:orders:42}:mutex}. Each lock type has its own keys beside the key's
+ * fencing counter {@code <tag>:fence}; the layout per type is in docs/redis.md. Names are
+ * built as bytes, the form the scripts get; the {@code String} accessors decode them.
  */
 final class RedisLockKeys {
 

@@ -28,49 +28,19 @@ import static dev.distlock.redis.RedisArgs.millis;
 
 /**
  * The Redis backend, named {@code redis}, on Spring Data Redis: any
- * {@link RedisConnectionFactory} (Lettuce or Jedis from Spring Boot's
- * {@code spring.data.redis.*}, or Redisson's), standalone, Sentinel or Cluster. Every
- * lock type; every acquire, renewal and release is one Lua script and one round trip
- * (EVALSHA), and the acquire script returns the fencing token, or the holder's remaining
- * lease so waiters know when to look again.
- * <ul>
- * <li>MUTEX: {@code SET NX PX} with the owner token; compare-and-delete on release.</li>
- * <li>FAIR: the same, plus a FIFO queue of waiters whose places time out
- * {@link #setWaiterTimeout waiter timeout} after their last attempt, so a dead waiter
- * blocks the queue only that long.</li>
- * <li>READ/WRITE: readers in a sorted set with a lease end each (a dead reader's hold
- * expires), the writer as a {@code SET NX PX} holder; waiting writers hold back new
- * readers ({@link #setWriterPreference}).</li>
- * <li>SEMAPHORE: permits as sorted-set members with a lease end each, purged inside the
- * acquire script.</li>
- * </ul>
- * Leases run on the Redis server's clock ({@code PX}, {@code TIME}). A waiter registers
- * in the lock's wake-up set before it sleeps and leaves it when it stops waiting; a
- * release publishes on the lock's channel only while that set exists, so an uncontended
- * release costs no {@code PUBLISH}. Waiters of this provider listen over one shared
- * subscription.
- * <p>
- * With a {@code LettuceConnectionFactory} (Spring Boot's default) the scripts run on
- * Lettuce's own shared native connection through its asynchronous API ({@code EVALSHA},
- * {@code EVAL} after {@code NOSCRIPT}), outside Spring Data Redis' per-call connection
- * handling; with any other factory (Jedis, Redisson's) through a {@code RedisTemplate}.
- * The connection is opened in the background by {@link #afterPropertiesSet()} (Spring
- * calls it at start-up), or else on first use. Every call ends by a deadline whatever the
- * client's timeouts are: an acquisition's by its wait plus the {@link #setCallTimeout
- * call timeout}, a release's, renewal's or health check's within the call timeout
- * (through {@code RedisTemplate}, the call runs on a thread of its own that the caller
- * stops waiting for). {@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC}
- * lets a release return once it is written to the connection. All keys of a lock share
- * one hash tag (see {@link RedisLockKeys}), so the backend works on Redis Cluster.
- * <p>
- * Fencing tokens strictly increase per key: a per-lock counter, kept
- * {@link #setFenceRetention fence retention} after the last grant, that never runs behind
- * the server's clock in microseconds. Tokens therefore keep increasing after the counter
- * is lost (a restart without persistence, a failover that lost recent writes) as long as
- * the server clock does not step back further than the time the counter was away.
- * Guarantees are those of the Redis deployment: with asynchronous replication a failover
- * can lose a granted lock, so two holders may overlap; fencing tokens are how a resource
- * detects that.
+ * {@link RedisConnectionFactory} (Lettuce, Jedis or Redisson's), standalone, Sentinel or
+ * Cluster (all keys of a lock share one hash tag, see {@link RedisLockKeys}). Every lock
+ * type; every acquire, renewal and release is one Lua script and one round trip, and
+ * leases run on the Redis server's clock. A FAIR waiter's place times out
+ * {@link #setWaiterTimeout waiter timeout} after its last attempt; waiting writers hold
+ * back new readers ({@link #setWriterPreference}). Every call ends by a deadline whatever
+ * the client's timeouts: an acquisition's by its wait plus the {@link #setCallTimeout
+ * call timeout}, any other within the call timeout
+ * ({@link #setReleaseMode(RedisReleaseMode) RedisReleaseMode.ASYNC} lets a release return
+ * once written). Fencing tokens strictly increase per key, also after the counter is
+ * lost, while the server clock does not step back ({@link #setFenceRetention fence
+ * retention}). With asynchronous replication a failover can lose a granted lock, so two
+ * holders may overlap: fencing tokens are how a resource detects that. See docs/redis.md.
  *
  * @since 0.1.0
  */

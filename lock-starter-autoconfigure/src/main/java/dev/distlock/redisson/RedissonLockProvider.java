@@ -19,81 +19,20 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
- * The {@code redisson} backend: distributed locks on an application's
- * {@link RedissonClient}, made of Redisson's own lock objects, so their key layouts,
- * scripts and waiting (pub/sub on the lock's channel, the fair queue) are Redisson's,
- * while ownership, leases, renewal and fencing follow distlock's contract. Each lock type
- * has its own namespace ({@code {<key>}:redisson:<type>}, see {@link RedissonLockKeys}),
- * so no key a user supplies can reach another type's lock. One lock key {@code K} maps
- * to:
- * <ul>
- * <li>MUTEX: a Redisson lock hash {@code {K}:redisson:mutex} (a plain {@code RLock} of
- * that name excludes it too);</li>
- * <li>FAIR: Redisson's fair lock on {@code {K}:redisson:fair};</li>
- * <li>READ/WRITE: the read and write lock of one {@code RReadWriteLock} on
- * {@code {K}:redisson:rw};</li>
- * <li>SEMAPHORE: {@code RPermitExpirableSemaphore} on {@code {K}:redisson:semaphore}.
- * Plain {@code RSemaphore} is not used: its permits have no owner and no lease, so a
- * permit taken by a process that dies never comes back. Each permit of the
- * permit-expirable semaphore has its own lease, renewed as Redisson's
- * {@code updateLeaseTime} does. Its capacity is set to the request's {@code permits} when
- * the semaphore does not exist: the first request fixes the capacity, and a request
- * asking for a different number shares the capacity already set (change it with
- * Redisson's {@code setPermits}, or let the semaphore expire, a fence retention after its
- * last use). Redisson stamps a permit's expiry with the acquiring client's wall clock, so
- * skewed clocks shorten or lengthen other holders' permits: keep them synchronized.</li>
- * </ul>
- * <p>
- * <b>Ownership by lease, not by thread.</b> Redisson ties a lock to
- * {@code <client id>:<thread id>}. This provider passes a synthetic owner id instead of
- * the thread id, through Redisson's explicit-id methods
- * ({@code tryLockAsync(wait, lease, unit, id)}, {@code unlockAsync(id)}): a new one for
- * every acquisition, unique in this JVM and negative, so it can never coincide with the
- * thread id of code that uses the same client's locks the usual way. A lease is therefore
- * released from any thread, including virtual threads.
- * <p>
- * <b>Leases.</b> Every acquisition passes the attempt's lease as Redisson's
- * {@code leaseTime} (whole milliseconds, rounded up), which keeps Redisson's own watchdog
- * off; renewal is the core's {@code LeaseRenewer} calling {@link #renewAll}, which
- * extends each lease only while its owner still holds the lock (an owner-checked Lua
- * script on Redisson's layout; for a permit as Redisson's {@code updateLeaseTime} does)
- * and otherwise reports it lost. The core counts a lease from when the request that
- * granted it was sent ({@link LockAttempt#markSent()}), never from the reply. When
- * Redisson waits, the grant comes from one of the requests it sends while waiting, which
- * distlock cannot see; so the script that then takes the fencing token also restarts the
- * lease on the server, and the lease is counted from that request.
- * <p>
- * <b>Timeouts.</b> Every Redis call of one acquisition shares one deadline,
- * {@link LockAttempt#deadlineNanos()} (the end of its wait plus
- * {@code distlock.call-timeout}), and a renewal, a release or a health check gets the
- * provider's call timeout, whatever the client's own timeouts and retries: with Redis
- * down, or the network to it silent, a call ends by then. A grant whose reply comes too
- * late, or never, is released in the background with its own owner id (see
- * {@link #abandon}), so nothing asked for while Redis could not answer stays held once it
- * can.
- * <p>
- * <b>Fencing.</b> Every type takes its token from the key's counter
- * {@code {K}:redisson:fence}, as {@code max(counter + 1, server time in microseconds)}: a
- * MUTEX inside its acquire script (one round trip), the others right after Redisson
- * granted them, in the script that restarts the lease, only while the owner still holds
- * the lock (one more round trip). A hold that begins after another ended therefore gets a
- * larger token. The clock floor keeps tokens rising when the counter is lost (a restart
- * without persistence, a failover that lost the last writes), so the counter expires
- * {@link #setFenceRetention fence retention} after the key's last grant; it only matters
- * while the server clock could lag it. Nothing this provider writes lives without an
- * expiry: lock hashes carry the lease, counters and semaphores the retention (at least
- * the longest lease).
- * <p>
- * What differs by type (Redisson's object, its acquisition, renewal, release and cleanup)
- * is a strategy: {@code HashLockForm} for the hash locks, {@code PermitForm} for the
- * semaphore; the calls on the client are {@code RedissonNode}'s, shared with
- * {@link RedissonQuorumLockProvider}.
- * <p>
- * Caveats: Redisson parks a fair-lock waiter in the queue for up to
- * {@code Config.fairLockWaitTimeout} (5 minutes by default), so a waiting process that
- * dies can hold up a FAIR key that long; lower it in Redisson's configuration. A waiter
- * that distlock gives up on leaves the queue at once. A custom Redisson
- * {@code NameMapper} is not supported.
+ * The {@code redisson} backend: distributed locks made of Redisson's own lock objects on
+ * an application's {@link RedissonClient} (MUTEX, FAIR, READ/WRITE and a permit-expirable
+ * SEMAPHORE, each type under its own keys, see {@link RedissonLockKeys}). A lease is
+ * owned by a synthetic owner id, not by a thread, so any thread may release it; it is
+ * counted from when the request that granted it was sent
+ * ({@link LockAttempt#markSent()}), and {@link #renewAll} extends it only while its owner
+ * still holds the lock. An acquisition's calls end by
+ * {@link LockAttempt#deadlineNanos()}, every other call by the call timeout; a grant that
+ * comes too late is released in the background ({@link #abandon}). A hold that begins
+ * after another ended gets a larger fencing token, and every key this provider writes
+ * expires (the counter {@link #setFenceRetention fence retention} after the key's last
+ * grant). A custom Redisson {@code NameMapper} is not supported; a dead FAIR waiter holds
+ * up its key for up to Redisson's {@code fairLockWaitTimeout}; permit expiry follows the
+ * clients' wall clocks, so keep them synchronized. See docs/redisson.md.
  *
  * @since 0.1.0
  */

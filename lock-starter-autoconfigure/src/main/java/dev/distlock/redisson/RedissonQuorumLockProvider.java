@@ -28,49 +28,19 @@ import org.redisson.config.Config;
 
 /**
  * The {@code redisson-quorum} backend: a MUTEX held on a majority of several independent
- * Redis servers, in the manner of Redlock. An attempt asks every node at once for a
- * Redisson lock of the key (no waiting on a node, each node bounded by the node timeout)
- * and holds the lock if a majority granted it while time is left:
- * {@code validity = node lease - elapsed - drift > 0}, with
- * {@code drift = lease / 100 + 2 ms} for clock-rate differences. Each node's lease is the
- * attempt's lease plus that drift, so the lease the core counts from the moment it sent
- * the request always ends before a majority of nodes let go. Otherwise the attempt
- * releases every node and the core's wait loop tries again with backoff until the wait
- * deadline. When more nodes fail than a quorum can spare, the attempt fails at once (a
- * {@code LockAcquisitionException}), never waiting out the deadline on a dead quorum.
- * Renewal extends the lease on every node that still holds it and succeeds while that is
- * a majority, each lease of a batch on its own; release and abandonment release every
- * node (owner-checked). Every call waits for its nodes one way ({@code QuorumRound}), at
- * most a node timeout, and an acquisition's calls also end by the attempt's
- * {@link LockAttempt#deadlineNanos() deadline}; a node's grant that comes too late, or
- * whose reply never comes, is released there in the background with its own owner id.
- * <p>
- * <b>Fencing.</b> Each node takes a token inside its acquire script,
- * {@code max(counter + 1, node clock in
- * microseconds)} (the {@code redisson} provider's script and key names); the quorum's
- * token is the largest its majority returned. When fewer than a majority returned that
- * largest value, a second step lifts the lagging counters to it on the nodes still held,
- * and the lock counts as granted only if afterwards a majority of nodes carry a counter
- * at least the token. Any later majority overlaps that one, and its next token there
- * exceeds the token. A node that lost its counter (restarted without persistence, or the
- * counter expired {@link #setFenceRetention fence retention} after the key's last grant)
- * falls back on its clock, so tokens still rise unless the clocks of a later majority lag
- * the last token by more than the time since it was handed out: keep the nodes' clocks
- * synchronized. Restart a crashed node only after the longest lease has passed (it
- * forgets its locks).
- * <p>
- * <b>What this does and does not promise.</b> Redisson deprecated its own
- * {@code RedissonRedLock}: the algorithm is safe only under timing assumptions (bounded
- * network delay, bounded process pauses, clocks that advance at about the same rate) that
- * real systems break, as Martin Kleppmann showed; a garbage-collection pause or a node's
- * clock jump can leave two holders that both believe they hold the lock. Redisson points
- * to {@code RLock} and {@code RFencedLock} instead, on a replicated deployment where its
- * replica-synchronization check hands out a lock only once replicas have it (see the
- * {@code redisson} provider). This provider keeps the quorum because it survives the loss
- * of a minority of independent servers without failover, but it promises only what
- * Redlock promises: mutual exclusion while those timing assumptions hold. It does not
- * promise safety across pauses or clock jumps: a resource that must never accept a stale
- * holder's write must check the fencing token.
+ * Redis servers, in the manner of Redlock. An attempt asks every node at once and holds
+ * the lock if a majority granted it with validity left
+ * ({@code node lease - elapsed - drift > 0}), so the lease the core counts ends before a
+ * majority lets go; when more nodes fail than a quorum can spare, it fails at once with a
+ * {@code LockAcquisitionException}. Renewal succeeds while a majority still holds. Every
+ * call waits at most a node timeout, an acquisition's calls also end by its
+ * {@link LockAttempt#deadlineNanos() deadline}, and a late grant is released in the
+ * background. Fencing tokens rise per lock unless a later majority's clocks lag the last
+ * token ({@link #setFenceRetention fence retention}); restart a crashed node only after
+ * the longest lease has passed. It promises only what Redlock promises: mutual exclusion
+ * while network delay, process pauses and clock rates stay bounded. Across a pause or a
+ * clock jump two holders may overlap, so a resource that must refuse a stale holder
+ * checks the fencing token. See docs/redisson.md.
  *
  * @since 0.1.0
  */

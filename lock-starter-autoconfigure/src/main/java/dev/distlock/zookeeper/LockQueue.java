@@ -10,27 +10,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The queue rules, applied to a snapshot of one lock's children: nodes are ordered by
- * creation and a node's place decides whether it holds the lock and which nodes it must
- * watch to learn when that may have changed. Only nodes that block the waiter are
- * watched, one per waiter, so a release wakes one waiter, not the herd.
+ * creation, and a node's place decides whether it holds the lock and which nodes it
+ * watches, only those that block it, so a release wakes one waiter, not the herd. MUTEX,
+ * FAIR and WRITE: the first node holds, a waiter watches its predecessor. READ: holds
+ * when no WRITE node precedes it, a waiter watches the nearest preceding WRITE node.
+ * SEMAPHORE: the first {@code permits} nodes hold; the first waiter watches every holder,
+ * later ones their predecessor, which announces its own grant by touching its data.
  * <p>
- * Creation order is the sequence number's order while the lock node's sequence counter
- * (its child version, a signed 32-bit number) has not run out. After 2<sup>31</sup>
- * creations under one lock node it has: ZooKeeper 3.9 then gives every new node the
- * suffix {@code 2147483647}, older servers wrapped to negative suffixes. A snapshot that
- * shows either ({@link #sequenceExhausted}) is ordered by the nodes' creation zxids
- * instead ({@link #inCreationOrder}), which the caller reads from the server; the lock
- * node starts counting from 0 again once it is empty and reaped.
- * <ul>
- * <li>MUTEX, FAIR, WRITE: the first node holds; a waiter watches its predecessor, and the
- * second node holds once the first is deleted.</li>
- * <li>READ: holds when no WRITE node precedes it; a waiter watches the nearest preceding
- * WRITE node, and holds once it is deleted if no other WRITE node precedes it.</li>
- * <li>SEMAPHORE: the first {@code permits} nodes hold. The first waiter (exactly
- * {@code permits} nodes ahead) watches every holder; later waiters watch their
- * predecessor, which announces its grant by touching its data, so each waiter moves on to
- * watching the holders once it is first.</li>
- * </ul>
+ * Creation order is the sequence numbers' order until the lock node's signed 32-bit child
+ * counter runs out (ZooKeeper 3.9 then repeats {@code 2147483647}, older servers wrap to
+ * negative suffixes); a snapshot that shows either ({@link #sequenceExhausted}) is
+ * ordered by the nodes' creation zxids instead ({@link #inCreationOrder}).
  */
 final class LockQueue {
 

@@ -24,51 +24,20 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The ZooKeeper backend, named {@code zookeeper}, on a started Curator
- * {@link CuratorFramework}. Every lock is a queue of ephemeral sequential nodes under
- * {@code <base>/<encoded key>/<family>} (see {@link LockNodePaths}); the nodes' creation
- * order is the grant order, so MUTEX is as fair as FAIR, and a waiter keeps its place
- * while it waits by watching only the node that blocks it (see {@link LockQueue}), so a
- * release wakes one waiter, not all of them. Ownership is the node: its path is unique
- * and never reused, so any thread may release, and a stale owner's delete can only ever
- * remove its own node.
- * <p>
- * <b>Fencing</b>: the token is the {@code czxid} of the granted node, the id of the
- * transaction that created it. Transaction ids increase strictly across the whole
- * ensemble and across leader changes, and nodes are granted in creation order, so tokens
- * increase per lock in acquisition order, also when an empty lock node was reaped and
- * re-created (its sequence numbers restart, its czxids do not). Only an ensemble whose
- * data is wiped starts over.
- * <p>
- * <b>Leases</b>: a node lives as long as its holder's session, so a crashed holder's lock
- * frees at session expiry. ZooKeeper has no expiring node a client could renew, so the
- * lease is enforced in the holder's process: this provider says so
- * ({@link #expiresLeases()} is {@code false}), and the core's lease clock then watches
- * every lease of it, fixed ones included; when one passes without renewal it reports the
- * lease lost and only then releases it here, which deletes the node. The holder therefore
- * always learns of the end of its lease before anyone else can take the lock, and no
- * client ever deletes another's node. Renewal is a write ordered through the leader that
- * fails if the node is gone: a {@code setData} of the node for one lease, and for the
- * watchdog's batches one transaction that checks every node at once ({@link #renewAll}),
- * so N held leases cost one round trip per {@value #CHECKS_PER_TRANSACTION}, not N. The
- * node's data is the owner token, the lease and the full key, for operators.
- * <p>
- * <b>Sessions</b>: only an answer the leader ordered (a write, or a check in a
- * transaction) proves the session alive; while locks are held the session is checked so,
- * and held leases end when it went unconfirmed for half the session timeout, when the
- * connection is in doubt for too long, or when the session is lost (see
- * {@link SessionDoubt}); their nodes are deleted with Curator's guaranteed delete, which
- * retries after reconnecting, as are nodes released while disconnected. A lock its holder
- * already released but keeps for a hold-at-least stays while the session may still live:
- * its hold ends at its own time, or with the session. Nodes carry a protection id in
- * their name, as Curator's protected mode writes it, so a create whose reply was lost is
- * found or deleted, never orphaned.
- * <p>
- * <b>Bounds</b>: every call of an acquisition returns by
- * {@link LockAttempt#deadlineNanos()} (the wait plus {@code distlock.call-timeout}),
- * Curator's waits for a connection and its retries included; a renewal, a release or a
- * health check waits at most the call timeout (see {@link ZooKeeperCalls}). A call cut
- * off there goes on in the background, and a node it may have created is found by its
- * protection id and deleted.
+ * {@link CuratorFramework}. Every lock is a queue of ephemeral sequential nodes (see
+ * {@link LockNodePaths} and {@link LockQueue}) granted in creation order, so MUTEX is as
+ * fair as FAIR and a release wakes one waiter. Ownership is the node, whose path is never
+ * reused: any thread may release, and a stale owner can only delete its own node. The
+ * fencing token is the granted node's {@code czxid}, which increases per lock in
+ * acquisition order. ZooKeeper has no expiring node, so leases end in the holder's
+ * process ({@link #expiresLeases()} is {@code false}): the holder learns that its lease
+ * ended before its node is deleted, and a crashed holder's lock frees at session expiry.
+ * Only an answer the leader ordered proves the session alive; held leases end when it
+ * goes unconfirmed for half the session timeout or is lost ({@link SessionDoubt}).
+ * {@link #renewAll} checks up to {@value #CHECKS_PER_TRANSACTION} nodes per transaction.
+ * An acquisition's calls end by {@link LockAttempt#deadlineNanos()}, every other call by
+ * the call timeout ({@link ZooKeeperCalls}); a node that a cut-off call created is found
+ * by its protection id and deleted. See docs/zookeeper.md.
  *
  * @since 0.1.0
  */

@@ -75,8 +75,8 @@ class CloseRaceTests {
 			// a waiter leaves the waiter registry (<lock>:wakeup) with a script sent
 			// without waiting for its answer, so the last waiters' leaves may still be on
 			// their way when the threads have ended; a registration ends by itself with
-			// its wait (20 ms here) plus 1 s. Locks hold their keys for the 5 s
-			// watchdog lease: waiting out the registrations cannot hide one
+			// its wait (20 ms here) plus 1 s. Locks hold their keys for the 5 s watchdog
+			// lease: waiting out the registrations cannot hide one
 			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
 			while (true) {
 				Set<String> keys = redis.keys("*" + this.prefix + "*");

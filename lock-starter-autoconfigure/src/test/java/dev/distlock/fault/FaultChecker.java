@@ -128,11 +128,9 @@ final class FaultChecker {
 						// the recorded acquisition) to its request + the lease (it is
 						// counted from the request that was granted, never earlier): both
 						// held the lock on the backend at once, which no lease running
-						// out
-						// explains. (The recorded acquisition is taken after the grant
-						// returned, so comparing two acquisitions alone would blame a
-						// slow
-						// return, not a stale grant; LateGrantTests cover that.)
+						// out explains. (The recorded acquisition is taken after the
+						// grant returned, so comparing two acquisitions alone would blame
+						// a slow return, not a stale grant; LateGrantTests cover that.)
 						this.staleGrants++;
 						this.violations.add("overlap, both granted within each other's lease: " + a + " and " + b);
 					}

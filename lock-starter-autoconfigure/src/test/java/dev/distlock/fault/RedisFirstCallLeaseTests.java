@@ -40,8 +40,7 @@ class RedisFirstCallLeaseTests {
 			try (LockTemplate template = new LockTemplate(List.of(provider), "redis",
 					LockSettings.defaults().withKeyPrefix("first-call:" + UUID.randomUUID() + ":"), List.of())) {
 				// the connection's handshake, EVALSHA and EVAL: at least 300 ms before
-				// the grant arrives, 100 ms after
-				// the request that granted it
+				// the grant arrives, 100 ms after the request that granted it
 				String result = template.execute(
 						LockRequest.builder("k").lease(Duration.ofMillis(250)).waitTime(Duration.ZERO).build(),
 						() -> "ran");

@@ -160,8 +160,8 @@ class RedisSilentNetworkTests {
 	}
 
 	/**
-	 * Checked on the real server, not through the proxy: late grants were released with
-	 * their own token.
+	 * Checked on the real server, not through the proxy: every late grant has been
+	 * released with its own token.
 	 */
 	private void assertNothingStaysHeld(String prefix, List<String> asked, String client) throws Exception {
 		LettuceConnectionFactory direct = new LettuceConnectionFactory(

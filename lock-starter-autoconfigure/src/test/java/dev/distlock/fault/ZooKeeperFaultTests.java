@@ -132,7 +132,7 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 	 * The ensemble's leader, once it has one. The bound is generous: after a leader dies,
 	 * the two servers left elect a new one while their election connections to the dead
 	 * one time out and their notification interval backs off (up to 60 s between rounds
-	 * in ZooKeeper's fast leader election); on two busy cores that once took more than 20
+	 * in ZooKeeper's fast leader election); on two busy cores that can take more than 20
 	 * s. Only the servers are asked here, not distlock.
 	 */
 	private static InstanceSpec leader(TestingCluster cluster) throws Exception {

@@ -159,8 +159,7 @@ class JdbcBackgroundLaneTests {
 					CompletableFuture<RenewalOutcome[]> first = new CompletableFuture<>();
 					CompletableFuture<RenewalOutcome[]> second = new CompletableFuture<>();
 					// 3 s leases: the second batch may wait 500 ms; the first waits for
-					// the
-					// row until the call timeout, 5 s
+					// the row until the call timeout, 5 s
 					provider.renewAllInBackground(List.of(waiting), Duration.ofSeconds(3), first::complete);
 					provider.renewAllInBackground(behind, Duration.ofSeconds(3), second::complete);
 					RenewalOutcome[] renewed = second.get(30, TimeUnit.SECONDS);

@@ -74,8 +74,7 @@ class JdbcBatchRenewalTests {
 			List<JdbcHeldLock> held = new ArrayList<>();
 			List<LockType> types = new ArrayList<>();
 			// long enough to take 300 locks one by one, short enough to wait out below;
-			// on a
-			// machine too slow for that, taken again with a lease twice as long
+			// on a machine too slow for that, taken again with a lease twice as long
 			Duration firstLease = Duration.ofSeconds(4);
 			long firstLeaseEnds;
 			while (true) {
@@ -277,9 +276,9 @@ class JdbcBatchRenewalTests {
 	 * {@code ANALYZE}; refilled meanwhile (a service that takes many locks at once), a
 	 * join planned on that estimate rescans the batch once per row of the table, and the
 	 * batch's statement outlasts the call timeout, so every lease of the batch fails to
-	 * renew (found in the held-lease benchmark: 1,000 leases against 100,000 rows took 13
-	 * s). The pool's connections run generic plans from the start, as a pooled connection
-	 * does after five executions of the statement.
+	 * renew (1,000 leases against 100,000 rows take 13 s). The pool's connections run
+	 * generic plans from the start, as a pooled connection does after five executions of
+	 * the statement.
 	 */
 	@Test
 	void onPostgresqlABatchIsRenewedWithinTheCallTimeoutOnATableWhoseStatisticsSayItIsEmpty() throws Exception {

@@ -18,11 +18,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Acquiring and releasing a lock looks its row up by the primary key, whatever the lock
  * table's size when the connection planned the statements. A pooled connection keeps the
- * generic plan it made after five executions until the table is analyzed again; made
- * while the table was a few pages, a sequential scan looked cheapest, and kept while the
- * table grew it scanned the whole table on every call (found in the key spread benchmark:
- * 8 threads over 100,000 keys slowed to 0.13 times their speed over 8 keys). The pool's
- * connections here plan generically from the first execution.
+ * generic plan it made after five executions until the table is analyzed again; a plan
+ * made while the table is a few pages picks a sequential scan, which, kept while the
+ * table grows, scans the whole table on every call (8 threads over 100,000 keys then run
+ * at 0.13 times their speed over 8 keys). The pool's connections here plan generically
+ * from the first execution.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PostgresCachedPlanTests {
@@ -42,9 +42,8 @@ class PostgresCachedPlanTests {
 				cycles(provider, prefix + "planned-", 20);
 				database.insertHeldRows("filler-", 50_000);
 				// a backend reports its counts when idle, within about ten seconds: wait
-				// for
-				// the 40 cycles and the filler rows before, and for the cycles measured
-				// after
+				// for the 40 cycles and the filler rows before, and for the cycles
+				// measured after
 				Map<String, Object> before = settled(jdbc, table, 50_040, 40);
 				int cycles = 50;
 

@@ -65,8 +65,7 @@ class PostgresSessionKillTests {
 		LockSettings settings = LockSettings.defaults()
 			.withKeyPrefix("")
 			// a lease of several renewal intervals: a renewal that fails on a killed
-			// session
-			// is retried an interval later, on a loaded machine too
+			// session is retried an interval later, on a loaded machine too
 			.withWatchdog(Duration.ofSeconds(4), Duration.ofMillis(600))
 			.withBackoff(Duration.ofMillis(5), Duration.ofMillis(100), Duration.ofMillis(300));
 		LockTemplate holder = template(holderDatabase.provider().build(), settings);

@@ -21,9 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A release made by an interrupted thread still frees the lock: cancellation interrupts
  * threads (a disposed Reactor subscription's worker, {@code Future.cancel(true)}, an
  * executor's {@code shutdownNow}), and a release that gave up because of it would leave
- * the lock held until its lease ran out (the suspect of issue 28 #10, a cancelled
- * {@code Flux} whose lock stayed held on the network backends). The thread's interrupt is
- * kept for its own code.
+ * the lock held until its lease ran out (a cancelled {@code Flux}'s lock, for instance).
+ * The thread's interrupt is kept for its own code.
  */
 class RedisReleaseOnInterruptedThreadTests {
 

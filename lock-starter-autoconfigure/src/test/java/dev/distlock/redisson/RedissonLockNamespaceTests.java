@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each lock type has a namespace no user key can forge: MUTEX {@code X:rw} and READ/WRITE
- * {@code X} are separate locks (they once shared one hash, and the MUTEX's release
- * deleted the reader), whatever braces, colons or percent signs the keys hold, and every
- * key of one lock stays in one Redis Cluster slot.
+ * {@code X} are separate locks (in one hash, the MUTEX's release would delete the
+ * reader), whatever braces, colons or percent signs the keys hold, and every key of one
+ * lock stays in one Redis Cluster slot.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonLockNamespaceTests {

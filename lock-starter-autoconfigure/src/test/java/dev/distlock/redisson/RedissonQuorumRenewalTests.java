@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Watchdog renewals of many quorum leases while one node of three does not answer (its
  * replies held back by a proxy): each lease stands on the two nodes that do, within one
  * node timeout for the whole batch, so none is lost. Renewing them one after another,
- * each waiting a node timeout for the silent node, took longer than the lease. Runs its
- * own {@code redis-server} processes.
+ * each waiting a node timeout for the silent node, would take longer than the lease. Runs
+ * its own {@code redis-server} processes.
  */
 @Tag("fault")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

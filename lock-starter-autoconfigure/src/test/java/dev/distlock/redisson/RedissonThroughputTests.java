@@ -69,8 +69,8 @@ class RedissonThroughputTests {
 			double[][] results = new double[variants.size()][ROUNDS];
 			for (int round = 0; round < ROUNDS; round++) {
 				// interleaved and rotated, so that load from other processes on the
-				// machine, garbage collection and
-				// position in the round hit every variant alike
+				// machine, garbage collection and position in the round hit every variant
+				// alike
 				for (int i = 0; i < variants.size(); i++) {
 					int variant = (i + round) % variants.size();
 					results[variant][round] = pairsPerSecond(variants.get(variant));

@@ -102,8 +102,8 @@ class HeldLocksTests {
 			}
 			walker.get();
 			assertThat(held.size()).isEqualTo(threads * perThread / 2);
-			// compared as sets: AssertJ's containsExactlyInAnyOrder is quadratic,
-			// which took 40 to 65 s of a 60 s timeout at 80,000 locks
+			// compared as sets: AssertJ's containsExactlyInAnyOrder is quadratic, which
+			// takes 40 to 65 s of a 60 s timeout at 80,000 locks
 			List<ZooKeeperHeldLock> all = held.snapshot();
 			assertThat(all).hasSize(expected.size());
 			assertThat(new HashSet<>(all)).as("the locks kept").isEqualTo(expected);

@@ -74,8 +74,7 @@ class ZooKeeperBatchRenewalTests {
 				assertThat(outcomes[i]).as("lease %d", i).isEqualTo(expected);
 			}
 			// one transaction for all and one more after the node found missing, against
-			// 48
-			// one by one; the clients' pings may fall in between
+			// 48 one by one; the clients' pings may fall in between
 			assertThat(used).as("requests the server received for renewing 48 leases").isLessThan(10);
 			assertThat(provider.renew(deleted, Duration.ofSeconds(30))).as("the lost lease stays lost").isFalse();
 			assertThat(provider.renew(held.get(0), Duration.ofSeconds(30))).isTrue();

@@ -69,9 +69,9 @@ class ZooKeeperClusterFaultTests {
 
 	/**
 	 * The watchdog's lease: as long as the session timeout, so that a leader election on
-	 * a busy machine (seconds, in which no renewal gets through) ends well within it.
-	 * With 6 s, a renewal due just before the leader died left 4 s, which a full build on
-	 * two cores once overran, and the lease was rightly reported lost.
+	 * a busy machine (seconds, in which no renewal gets through) ends well within it. A 6
+	 * s lease leaves 4 s after a renewal due just before the leader dies, which an
+	 * election on two loaded cores can overrun.
 	 */
 	private static final Duration LEASE = Duration.ofMillis(SESSION_TIMEOUT_MS);
 

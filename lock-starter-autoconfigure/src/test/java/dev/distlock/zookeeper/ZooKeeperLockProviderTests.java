@@ -196,9 +196,8 @@ class ZooKeeperLockProviderTests {
 			// creates the base path
 			template.tryAcquire(LockRequest.builder("first").waitTime(Duration.ZERO).build()).orElseThrow().release();
 			// a new key: a transaction that fails for want of the lock node, then one
-			// that
-			// creates the key's and the lock's nodes with the queued one (they stay: this
-			// server reaps no container); release: one more
+			// that creates the key's and the lock's nodes with the queued one (they stay:
+			// this server reaps no container); release: one more
 			assertThat(requests(tree, () -> template.tryAcquire(request).orElseThrow().release()))
 				.as("requests to take and release a new key's lock")
 				.isEqualTo(3);
@@ -354,7 +353,7 @@ class ZooKeeperLockProviderTests {
 
 	@Test
 	void backendThatIsDownFailsWithinTheWaitAndOneConnectionTimeout() throws Exception {
-		// distlock's default retry policy, which alone took 4.5 to 6.4 s per call here
+		// distlock's default retry policy, which alone takes 4.5 to 6.4 s per call
 		// with the server down
 		CuratorFramework client = ZooKeeperTestSupport.client(server.getConnectString(), 10_000, 1_000,
 				new ExponentialBackoffRetry(200, 3, 5_000));
@@ -446,9 +445,8 @@ class ZooKeeperLockProviderTests {
 		Lease held = a.acquire(tryOnce("doubt", LockType.MUTEX));
 		held.onLost(lost::countDown);
 		// the lease stays in doubt until a session timeout (10 s) after the last answered
-		// request: idle for a while
-		// first, so that it ends well before Curator gives the session up (a timeout
-		// after the disconnection)
+		// request: idle for a while first, so that it ends well before Curator gives the
+		// session up (a timeout after the disconnection)
 		Thread.sleep(5000);
 		server.stop();
 		try {
@@ -483,10 +481,10 @@ class ZooKeeperLockProviderTests {
 		// released at once: the node stays for the rest of the hold
 		held.release();
 		assertThat(lockNodes()).as("the kept node and the witness").hasSize(2);
-		// the doubt ends a session timeout (10 s) after the last answered request, but
-		// no earlier than a third of it after the stop: idle until both come about 3 s
-		// after the stop, so that the restart comes well before Curator gives the
-		// session up (a session timeout after the stop) even on a slow machine
+		// the doubt ends a session timeout (10 s) after the last answered request, but no
+		// earlier than a third of it after the stop: idle until both come about 3 s after
+		// the stop, so that the restart comes well before Curator gives the session up (a
+		// session timeout after the stop) even on a slow machine
 		Thread.sleep(6500);
 		server.stop();
 		try {
@@ -513,8 +511,8 @@ class ZooKeeperLockProviderTests {
 	 * A fixed lease nobody released ends by the core's clock, which releases its node in
 	 * the background. A try-once caller of the same process right after the lease's end
 	 * finds the lock free however late that background release runs: it sends the release
-	 * itself, or waits for it, instead of finding the node still there (a CI run on a
-	 * busy machine failed the contract's check of this, 50 ms after the end, on etcd).
+	 * itself, or waits for it, instead of finding the node still there (the contract
+	 * checks this 50 ms after the end, on a busy machine too).
 	 */
 	@Test
 	void aTryOnceRightAfterAForgottenLeaseEndedIsNotRefusedByItsLateBackgroundRelease() throws Exception {
@@ -564,8 +562,8 @@ class ZooKeeperLockProviderTests {
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicInteger reaped = new AtomicInteger();
 		// what the container reaper does to an empty lock, many times a second instead of
-		// once a minute: delete the
-		// lock node, then the key node above it, each only while empty
+		// once a minute: delete the lock node, then the key node above it, each only
+		// while empty
 		String keyPath = lockPath.substring(0, lockPath.lastIndexOf('/'));
 		Future<?> reaper = this.executor.submit(() -> {
 			while (running.get()) {

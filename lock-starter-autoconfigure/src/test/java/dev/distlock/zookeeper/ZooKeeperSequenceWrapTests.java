@@ -87,9 +87,8 @@ class ZooKeeperSequenceWrapTests {
 		a.acquire(tryOnce("hot")).release();
 		String lockPath = new LockNodePaths(this.basePath).lockPath("hot", LockType.MUTEX);
 		// what 2^31 creations under the lock node leave: its counter at the last value.
-		// (The server logs a digest
-		// mismatch for the first node created past it: its own bookkeeping disagrees
-		// about the wrapped count.)
+		// (The server logs a digest mismatch for the first node created past it: its own
+		// bookkeeping disagrees about the wrapped count.)
 		DataNode lockNode = this.server.tree().getNode(lockPath);
 		this.server.tree().setCversionPzxid(lockPath, Integer.MAX_VALUE, lockNode.stat.getPzxid());
 

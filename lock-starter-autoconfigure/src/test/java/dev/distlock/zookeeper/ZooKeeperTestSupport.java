@@ -28,9 +28,8 @@ public final class ZooKeeperTestSupport {
 
 	static {
 		// the in-process servers stand in for an ensemble; an fsync per write on a disk
-		// shared with other builds
-		// only adds seconds of random latency that the timing checks of the contract
-		// would mistake for bugs
+		// shared with other builds only adds seconds of random latency that the timing
+		// checks of the contract would mistake for bugs
 		System.setProperty("zookeeper.forceSync", "no");
 	}
 

@@ -11,27 +11,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The backend SPI: one implementation per backend, driven by {@code LockTemplate}. The
- * core owns everything that is not backend-specific: re-entry, local queueing of threads
- * that want the same key, leases, their clock and their renewal, lost-lease handling. A
- * backend supplies:
- * <ul>
- * <li>{@link #acquire(LockAttempt, LockWaiter)}: acquire, waiting at most until the
- * waiter's deadline. Backends that must own their waiting (a place in a ZooKeeper or fair
- * queue that must be kept between wake-ups) implement this interface directly. Thin
- * backends implement {@link TryOnceLockProvider} instead, which supplies one attempt and
- * an optional release notification and lets the core run the wait loop;</li>
- * <li>{@link #renew} and {@link #release}: owner-only, atomic;
- * {@link #renewAll(List, Duration)} renews many leases in one backend call where the
- * backend can;</li>
- * <li>{@link #abandon(LockAttempt)}: clean up after an attempt the core gave up on (a
- * reply that was lost, a queue place). The core calls it in the background, never on the
- * caller's thread.</li>
- * </ul>
- * A granted lock is a handle of the backend's own type {@code H}; the core hands the same
- * object back to {@link #renew} and {@link #release}, so backends never downcast.
+ * core owns re-entry, local queueing of threads that want the same key, leases, their
+ * clock and renewal, and lost-lease handling. A backend supplies
+ * {@link #acquire(LockAttempt, LockWaiter)} (waiting at most until the waiter's deadline;
+ * a backend that lets the core run the wait loop implements {@link TryOnceLockProvider}
+ * instead), {@link #renew}, {@link #renewAll(List, Duration)} and {@link #release}
+ * (owner-only, atomic), and {@link #abandon(LockAttempt)}, which the core calls in the
+ * background to clean up after an attempt it gave up on. A granted lock is a handle of
+ * the backend's own type {@code H}, handed back to {@link #renew} and {@link #release}.
  * <p>
  * Implementations are thread-safe. Every method may be called from any thread: ownership
- * is the attempt's {@link LockAttempt#owner() owner token}, never the calling thread.
+ * is the attempt's {@link LockAttempt#owner() owner token}, never the calling thread. See
+ * docs/write-a-backend.md.
  *
  * @param <H> the backend's handle on a granted lock
  * @since 0.1.0
