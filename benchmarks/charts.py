@@ -2,7 +2,7 @@
 
 write_all(results, run, docs_dir) draws, from the rows of results.json:
 - docs/benchmarks-ops.svg: acquire + release pairs per second per shape (1t, 8t8k, 8t1k), grouped bars, one panel per
-  backend (Redis, ZooKeeper, PostgreSQL) with distlock and each peer, linear scale per panel;
+  backend (Redis, ZooKeeper, PostgreSQL, etcd) with distlock and each peer, linear scale per panel;
 - docs/benchmarks-handoff.svg: handoff latency between two JVMs, p50 and p99 per subject, log scale.
 write_scaling(scaling, run, docs_dir) draws docs/benchmarks-scaling.svg from the scaling benchmark (issue 29): renewal
 CPU (% of one core) and heap per held lease against the number of watchdog leases held, one line per backend, with
@@ -22,6 +22,7 @@ PANELS = [
                "si-redis-pubsub", "lock4j"]),
     ("ZooKeeper", ["distlock-zookeeper", "curator-mutex"]),
     ("PostgreSQL", ["distlock-jdbc-postgres", "si-jdbc-postgres"]),
+    ("etcd", ["distlock-etcd", "jetcd-lock"]),
 ]
 COLORS = {
     "ceiling-lettuce": "#4b5563",
@@ -37,6 +38,8 @@ COLORS = {
     "curator-mutex": "#f59e0b",
     "distlock-jdbc-postgres": "#1d4ed8",
     "si-jdbc-postgres": "#15803d",
+    "distlock-etcd": "#1d4ed8",
+    "jetcd-lock": "#f59e0b",
 }
 NAMES = {
     "ceiling-lettuce": "raw Lettuce (two-round-trip ceiling)",
@@ -56,7 +59,7 @@ NAMES = {
 HANDOFF_ORDER = [
     "distlock-redis-template", "distlock-redis-annotation", "distlock-redis-async-release", "distlock-redisson",
     "redisson-rlock", "si-redis-pubsub", "si-redis-spin", "lock4j", "distlock-zookeeper", "curator-mutex",
-    "distlock-jdbc-postgres", "si-jdbc-postgres",
+    "distlock-jdbc-postgres", "si-jdbc-postgres", "distlock-etcd", "jetcd-lock",
 ]
 HANDOFF_NAMES = {
     "distlock-redis-template": "distlock, Redis",
@@ -71,6 +74,8 @@ HANDOFF_NAMES = {
     "curator-mutex": "Curator InterProcessMutex",
     "distlock-jdbc-postgres": "distlock, PostgreSQL",
     "si-jdbc-postgres": "Spring Integration JDBC",
+    "distlock-etcd": "distlock, etcd",
+    "jetcd-lock": "jetcd Lock",
 }
 NOISY = "†"
 
@@ -265,6 +270,8 @@ def handoff_chart(results, run, path):
 def backend(subject):
     if "zookeeper" in subject or "curator" in subject:
         return "zookeeper"
+    if "etcd" in subject:
+        return "etcd"
     return "jdbc" if "jdbc" in subject else "redis"
 
 

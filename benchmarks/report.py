@@ -310,7 +310,7 @@ def verdict(ok, noisy=False):
 
 
 def targets(rows):
-    """The targets of issues 13 (core) and 14 (Redis): (id, statement, measured, verdict)."""
+    """The targets of issues 13 (core), 14 (Redis), 29 and 50: (id, statement, measured, verdict)."""
     out = []
 
     # issue 13
@@ -387,6 +387,24 @@ def targets(rows):
               "JDBC on PostgreSQL ≥ 1.5 × Spring Integration `JdbcLockRegistry` (1t, 8t8k, 8t1k)")
     ratio_all("29", "distlock-redisson", "redisson-rlock", 1.0, ("1t", "8t8k"),
               "`distlock-redisson` ≥ 1.0 × Redisson `RLock` (1t, 8t8k)")
+
+    # issue 50: etcd at least as fast as etcd's own lock, the last Redis and local figures
+    ratio_all("50", "distlock-etcd", "jetcd-lock", 1.2, ("1t", "8t8k"),
+              "etcd ops/s ≥ 1.2 × jetcd `Lock` (1t, 8t8k)")
+    cpu_vs("50", "distlock-etcd", "jetcd-lock", 0, "`distlock-etcd` 1t CPU per op ≤ jetcd `Lock`'s")
+    e_b, j_b = (get(rows, "distlock-etcd", "1t", "alloc_bytes_per_op"),
+                get(rows, "jetcd-lock", "1t", "alloc_bytes_per_op"))
+    out.append(("50", "`distlock-etcd` 1t B/op ≤ jetcd `Lock`'s",
+                "not measured" if e_b is None or j_b is None else f"{e_b:,.0f} vs {j_b:,.0f} B/op",
+                verdict(None if e_b is None or j_b is None else e_b <= j_b,
+                        is_noisy(rows, ("distlock-etcd", "1t"), ("jetcd-lock", "1t")))))
+    hd, hr = rows.get(("distlock-redisson", "handoff")), rows.get(("redisson-rlock", "handoff"))
+    if hd and hr:
+        dp, rp = hd["handoff"]["p50_us"], hr["handoff"]["p50_us"]
+        out.append(("50", "handoff `distlock-redisson` p50 ≤ Redisson `RLock`'s", f"{dp / 1000:.2f} vs {rp / 1000:.2f} ms",
+                    verdict(dp <= rp, is_noisy(rows, ("distlock-redisson", "handoff"), ("redisson-rlock", "handoff")))))
+    else:
+        out.append(("50", "handoff `distlock-redisson` p50 ≤ Redisson `RLock`'s", "not measured", verdict(None)))
 
     # issue 14
     ceiling = ops(rows, "ceiling-lettuce", "1t")
@@ -684,7 +702,7 @@ def main():
     if handoffs:
         L.append("")
 
-    L.append("## Targets (issues 13 and 14)")
+    L.append("## Targets (issues 13, 14, 29 and 50)")
     L.append("")
     L.append("`distlock-redis-async-release` runs with `distlock.redis.release-mode=async`. A verdict marked (noisy) "
              "rests on a figure taken beside other work.")
