@@ -3,6 +3,7 @@ package dev.distlock.fault;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.annotation.DistributedLock;
@@ -43,6 +44,9 @@ public class FaultWorkerApp {
 		SpringApplication application = new SpringApplication(FaultWorkerApp.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
 		application.setLogStartupInfo(false);
+		// the test class path holds spring-boot-docker-compose (for the tests of the
+		// connection details factories); a worker uses the servers its arguments name
+		application.setDefaultProperties(Map.of("spring.docker.compose.enabled", "false"));
 		exitWhenStdinCloses();
 		try (ConfigurableApplicationContext context = application.run(args)) {
 			context.getBean(Worker.class).run();
