@@ -1,13 +1,10 @@
 package dev.distlock.fault;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.distlock.zookeeper.ZooKeeperTestSupport;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -136,31 +133,7 @@ class ZooKeeperFaultTests extends AbstractFaultTests {
 	 * s. Only the servers are asked here, not distlock.
 	 */
 	private static InstanceSpec leader(TestingCluster cluster) throws Exception {
-		long deadline = System.nanoTime() + LEADER_ELECTION_BOUND.toNanos();
-		while (System.nanoTime() < deadline) {
-			for (InstanceSpec spec : cluster.getInstances()) {
-				if (srvr(spec).contains("Mode: leader")) {
-					return spec;
-				}
-			}
-			Thread.sleep(100);
-		}
-		throw new IllegalStateException("No leader in the ensemble within " + LEADER_ELECTION_BOUND.toSeconds() + " s");
-	}
-
-	private static String srvr(InstanceSpec spec) {
-		try (Socket socket = new Socket("127.0.0.1", spec.getPort())) {
-			socket.setSoTimeout(2000);
-			OutputStream out = socket.getOutputStream();
-			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-		}
-		catch (Exception ex) {
-			// killed, or electing
-			return "";
-		}
+		return ZooKeeperTestSupport.leader(cluster.getInstances(), LEADER_ELECTION_BOUND);
 	}
 
 }

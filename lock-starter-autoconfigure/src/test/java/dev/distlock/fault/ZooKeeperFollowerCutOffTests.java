@@ -1,10 +1,6 @@
 package dev.distlock.fault;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -173,31 +169,7 @@ class ZooKeeperFollowerCutOffTests {
 	}
 
 	private InstanceSpec leader() throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (System.nanoTime() < deadline) {
-			for (InstanceSpec spec : this.specs) {
-				if (srvr(spec).contains("Mode: leader")) {
-					return spec;
-				}
-			}
-			Thread.sleep(100);
-		}
-		throw new IllegalStateException("No leader in the ensemble within 60 s");
-	}
-
-	private static String srvr(InstanceSpec spec) {
-		try (Socket socket = new Socket("127.0.0.1", spec.getPort())) {
-			socket.setSoTimeout(2000);
-			OutputStream out = socket.getOutputStream();
-			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-		}
-		catch (Exception ex) {
-			// electing
-			return "";
-		}
+		return ZooKeeperTestSupport.leader(this.specs, Duration.ofSeconds(60));
 	}
 
 }

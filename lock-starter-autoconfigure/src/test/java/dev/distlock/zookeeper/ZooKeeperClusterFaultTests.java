@@ -1,9 +1,5 @@
 package dev.distlock.zookeeper;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,7 +28,6 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Faults on a real three-server ensemble: a leader change keeps a held lock (same
@@ -178,35 +173,11 @@ class ZooKeeperClusterFaultTests {
 	}
 
 	private InstanceSpec leader() throws Exception {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		while (System.nanoTime() < deadline) {
-			for (InstanceSpec spec : this.cluster.getInstances()) {
-				if (srvr(spec).contains("Mode: leader")) {
-					return spec;
-				}
-			}
-			Thread.sleep(100);
-		}
-		return fail("No leader found in the ensemble");
+		return ZooKeeperTestSupport.leader(this.cluster.getInstances(), Duration.ofSeconds(20));
 	}
 
 	private void awaitLeader() throws Exception {
 		leader();
-	}
-
-	private static String srvr(InstanceSpec spec) {
-		try (Socket socket = new Socket("127.0.0.1", spec.getPort())) {
-			socket.setSoTimeout(2000);
-			OutputStream out = socket.getOutputStream();
-			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-		}
-		catch (Exception ex) {
-			// a killed or electing server
-			return "";
-		}
 	}
 
 	private static void awaitConnected(CuratorFramework client) throws InterruptedException {

@@ -1,10 +1,16 @@
 package dev.distlock.zookeeper;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -12,6 +18,7 @@ import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
@@ -173,6 +180,42 @@ public final class ZooKeeperTestSupport {
 			FileSystemUtils.deleteRecursively(this.directory);
 		}
 
+	}
+
+	/**
+	 * The server of an ensemble that says it leads (four-letter word {@code srvr}), asked
+	 * every 100 ms until one does.
+	 * @param specs the ensemble's servers
+	 * @param bound how long an election may take
+	 * @return the leader's spec
+	 * @throws IllegalStateException if no server leads within the bound
+	 */
+	public static InstanceSpec leader(Collection<InstanceSpec> specs, Duration bound) throws InterruptedException {
+		long deadline = System.nanoTime() + bound.toNanos();
+		while (System.nanoTime() < deadline) {
+			for (InstanceSpec spec : specs) {
+				if (srvr(spec).contains("Mode: leader")) {
+					return spec;
+				}
+			}
+			Thread.sleep(100);
+		}
+		throw new IllegalStateException("No leader in the ensemble within " + bound.toSeconds() + " s");
+	}
+
+	private static String srvr(InstanceSpec spec) {
+		try (Socket socket = new Socket("127.0.0.1", spec.getPort())) {
+			socket.setSoTimeout(2000);
+			OutputStream out = socket.getOutputStream();
+			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+		}
+		catch (Exception ex) {
+			// electing, or the server is down
+			return "";
+		}
 	}
 
 }
