@@ -44,7 +44,7 @@
 #                            distlock-redis-template, distlock-redis-annotation; full: 5, --quick: 1), run as n rounds
 #                            of one fork of each subject, the order turned by one each round. One fork of the same
 #                            code reads about 5,500 or 6,800 ops/s by the fork, and the level held for minutes at a
-#                            time (issue 29, ANALYSIS.md): three forks of one subject in a row, then three of the
+#                            time (issue 29, ANALYSIS-2026-11.md): three forks of one subject in a row, then three of the
 #                            next, judged that level, not the code. The target's 5 % is judged on the median of the
 #                            iterations of every fork of each
 #   BENCH_REDISSON_FORKS=n   JMH forks of distlock-redisson and redisson-rlock at 1t and 8t8k (full: 3, --quick: 1): both
@@ -54,7 +54,7 @@
 #                            distlock-jdbc-postgres and si-jdbc-postgres; full: 3, --quick: 1), run as n rounds of one
 #                            fork of each, the order turned each round: one fork of Curator read 6,022 and 8,626 ops/s
 #                            in two full runs, and Spring Integration 3,085 and 5,905, while three forks of each after
-#                            the second run read 5,920-6,375 and 2,814-3,095 (issue 29, ANALYSIS.md)
+#                            the second run read 5,920-6,375 and 2,814-3,095 (issue 29, ANALYSIS-2026-11.md)
 #   BENCH_SPREAD_FORKS=n     JMH forks of every subject and key count of the key spread (full: 2, --quick: 1): its
 #                            target compares two figures of one subject, each one fork's three iterations otherwise
 #   BENCH_REDISSON_WARMUP=n  JMH warm-up iterations of the same two subjects in those calls (full: 10, --quick: the
