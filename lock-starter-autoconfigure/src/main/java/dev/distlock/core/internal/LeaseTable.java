@@ -3,9 +3,8 @@ package dev.distlock.core.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +23,14 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 
 	private static final Log logger = LogFactory.getLog(LeaseTable.class);
 
-	private final Set<ManagedLease<?>> active = ConcurrentHashMap.newKeySet();
+	/** Stripes of the table of held leases (a power of two). */
+	static final int STRIPES = 16;
+
+	/**
+	 * The held leases, in lists linked through the leases themselves (no entry object per
+	 * lease), each under its own lock so that threads seldom meet.
+	 */
+	private final Stripe[] active = new Stripe[STRIPES];
 
 	private final LocalQueue queue;
 
@@ -41,17 +47,67 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 		this.renewer = renewer;
 		this.listener = listener;
 		this.interruptOnLoss = interruptOnLoss;
+		for (int i = 0; i < STRIPES; i++) {
+			this.active[i] = new Stripe();
+		}
 		this.cleanup = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
 				Timing.daemonThreads("distlock-cleanup-"));
 		this.cleanup.allowCoreThreadTimeOut(true);
 	}
 
 	void add(ManagedLease<?> lease) {
-		this.active.add(lease);
+		Stripe stripe = this.active[ThreadLocalRandom.current().nextInt() & (STRIPES - 1)];
+		synchronized (stripe) {
+			if (lease.tableStripe != null) {
+				return;
+			}
+			ManagedLease<?> head = stripe.head;
+			lease.tableNext = head;
+			lease.tablePrev = null;
+			if (head != null) {
+				head.tablePrev = lease;
+			}
+			stripe.head = lease;
+			lease.tableStripe = stripe;
+		}
+	}
+
+	private static void remove(ManagedLease<?> lease) {
+		Object stripe = lease.tableStripe;
+		if (stripe == null) {
+			return;
+		}
+		synchronized (stripe) {
+			if (lease.tableStripe != stripe) {
+				return;
+			}
+			ManagedLease<?> prev = lease.tablePrev;
+			ManagedLease<?> next = lease.tableNext;
+			if (prev != null) {
+				prev.tableNext = next;
+			}
+			else {
+				((Stripe) stripe).head = next;
+			}
+			if (next != null) {
+				next.tablePrev = prev;
+			}
+			lease.tablePrev = null;
+			lease.tableNext = null;
+			lease.tableStripe = null;
+		}
 	}
 
 	List<ManagedLease<?>> active() {
-		return new ArrayList<>(this.active);
+		List<ManagedLease<?>> result = new ArrayList<>();
+		for (Stripe stripe : this.active) {
+			synchronized (stripe) {
+				for (ManagedLease<?> lease = stripe.head; lease != null; lease = lease.tableNext) {
+					result.add(lease);
+				}
+			}
+		}
+		return result;
 	}
 
 	/** Runs clean-up work on the background thread; never throws. */
@@ -66,7 +122,7 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 
 	@Override
 	public void ended(ManagedLease<?> lease) {
-		this.active.remove(lease);
+		remove(lease);
 		LocalQueue.Slot slot = lease.takeSlot();
 		if (lease.state() != ManagedLease.LOST) {
 			this.queue.exit(slot, lease);
@@ -152,6 +208,13 @@ final class LeaseTable implements LeaseHost<ManagedLease<?>> {
 			Thread.currentThread().interrupt();
 		}
 		this.renewer.close();
+	}
+
+	/** One lock of the table and the list of leases under it. */
+	private static final class Stripe {
+
+		@Nullable ManagedLease<?> head;
+
 	}
 
 }

@@ -154,6 +154,14 @@ final class ManagedLease<H extends HeldLock> extends LeaseClock
 
 	private volatile LocalQueue.@Nullable Slot slot;
 
+	// the lease table's list (LeaseTable), guarded by the table's stripe
+
+	@Nullable ManagedLease<?> tablePrev;
+
+	@Nullable ManagedLease<?> tableNext;
+
+	volatile @Nullable Object tableStripe;
+
 	// the lease clock's schedule (LeaseRenewer), touched by the clock's task only
 
 	@Nullable ManagedLease<?> clockPrev;
