@@ -83,10 +83,35 @@ final class ZooKeeperCalls {
 	private final AtomicLong protectionCounter = new AtomicLong();
 
 	/**
-	 * Above zero while most recently queued keys were new (no lock node): {@link #queue}
-	 * then sends the transaction that creates the key first.
+	 * Above zero while most recently queued keys this provider had not queued lately were
+	 * new (no lock node): {@link #queue} then sends the transaction that creates the key
+	 * first.
 	 */
 	private volatile int newKeyScore;
+
+	/**
+	 * The lock nodes this provider queued in lately, for {@link #queue}: a slot per hash
+	 * of a lock path holds that hash (high half) and when it was last queued in (low
+	 * half, in units of {@value #RECENT_UNIT_SHIFT}-bit-shifted nanoseconds from
+	 * {@link #origin}, about a second). A fixed {@value #RECENT_SLOTS} slots (1 MiB)
+	 * whatever the number of keys: a key whose slot another key took is only guessed by
+	 * {@link #newKeyScore}. Threads race on the slots, which only blurs a guess.
+	 */
+	private final long[] recentLockNodes = new long[RECENT_SLOTS];
+
+	private final long origin = System.nanoTime();
+
+	private static final int RECENT_SLOTS = 1 << 17;
+
+	private static final int RECENT_UNIT_SHIFT = 30;
+
+	/**
+	 * How long a lock node queued in is taken to exist, in {@link #recentLockNodes}'
+	 * units: about a minute, the servers' default interval between two reaps of empty
+	 * containers ({@code znode.container.checkIntervalMs}). A node reaped sooner costs
+	 * one transaction that fails and creates nothing.
+	 */
+	private static final long RECENT_UNITS = 56;
 
 	/** Looks for the event thread of every new session. */
 	private final ConnectionStateListener sessions = (source, state) -> {
@@ -193,8 +218,11 @@ final class ZooKeeperCalls {
 	 * fails the transaction as a whole; it is then sent again with the creates of the
 	 * key's node and the lock node as containers before the node's (a new key: two
 	 * requests), or of the lock node alone if the key's node exists (another family of
-	 * the key is in use). While most recent keys were new, the transaction for a new key
-	 * goes first, so a new key costs one request and a key in use two.
+	 * the key is in use). A lock node this provider queued in within about a minute (the
+	 * servers' default interval between reaps of empty containers) is taken to exist; for
+	 * any other key, while most such keys were new, the transaction for a new key goes
+	 * first, so a new key costs one request, a key this provider used lately one, and a
+	 * key only others used two.
 	 * <p>
 	 * A reply lost with the connection is looked for as Curator's protected mode would:
 	 * once connected again, the queue is read and a child with the protection id is ours;
@@ -218,14 +246,17 @@ final class ZooKeeperCalls {
 			.get();
 		Op touch = this.client.transactionOp().setData().forPath(lockPath, NO_DATA).get();
 		String keyPath = ZKPaths.getPathAndNode(lockPath).getPath();
-		// guess the shape from the recent keys: a lock per business object is mostly new
-		// keys, a lock per resource mostly keys in use; a wrong guess costs one request
-		// that fails and creates nothing
-		boolean newKeyFirst = this.newKeyScore > 0;
+		// a lock node this provider queued in lately still exists; for the others, guess
+		// the shape from the recent keys: a lock per business object is mostly new keys,
+		// a lock per resource mostly keys in use; a wrong guess costs one request that
+		// fails and creates nothing
+		int hash = spread(lockPath.hashCode());
+		boolean known = queuedLately(hash);
+		boolean newKeyFirst = !known && this.newKeyScore > 0;
 		try {
 			if (newKeyFirst) {
 				try {
-					return queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
+					return queued(hash, queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until));
 				}
 				catch (KeeperException.NodeExistsException ex) {
 					learn(false);
@@ -234,24 +265,26 @@ final class ZooKeeperCalls {
 			try {
 				// the lock node exists: a key in use or used lately
 				Queued queued = multiQueue(List.of(create, touch), lockPath, protectionId, until);
-				if (!newKeyFirst) {
+				if (!newKeyFirst && !known) {
 					learn(false);
 				}
-				return queued;
+				return queued(hash, queued);
 			}
 			catch (KeeperException.NoNodeException ex) {
-				// nothing was created
+				// nothing was created; a lock node queued in lately was reaped since
+				forget(hash);
 			}
 			if (!newKeyFirst) {
 				try {
-					return queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until);
+					return queued(hash, queueAsNewKey(keyPath, lockPath, create, touch, protectionId, until));
 				}
 				catch (KeeperException.NodeExistsException ex) {
 					// the key's node exists: another family of the key is in use
 				}
 			}
 			try {
-				return multiQueue(List.of(container(lockPath), create, touch), lockPath, protectionId, until);
+				return queued(hash,
+						multiQueue(List.of(container(lockPath), create, touch), lockPath, protectionId, until));
 			}
 			catch (KeeperException.NoNodeException | KeeperException.NodeExistsException ex) {
 				// raced with the reaper or another process: left to Curator's create
@@ -284,6 +317,37 @@ final class ZooKeeperCalls {
 		catch (KeeperException.NoNodeException ex) {
 			return null;
 		}
+	}
+
+	private static int spread(int hash) {
+		return (hash ^ (hash >>> 16)) * 0x9E3779B9;
+	}
+
+	private int slot(int hash) {
+		return hash & (RECENT_SLOTS - 1);
+	}
+
+	private long now() {
+		return (System.nanoTime() - this.origin) >>> RECENT_UNIT_SHIFT;
+	}
+
+	private boolean queuedLately(int hash) {
+		long entry = this.recentLockNodes[slot(hash)];
+		return entry != 0 && (int) (entry >>> 32) == hash && now() - (entry & 0xFFFFFFFFL) <= RECENT_UNITS;
+	}
+
+	/**
+	 * Notes that the lock node of the hash exists; a {@code null} queued is passed on.
+	 */
+	private @Nullable Queued queued(int hash, @Nullable Queued queued) {
+		if (queued != null) {
+			this.recentLockNodes[slot(hash)] = ((long) hash << 32) | (now() & 0xFFFFFFFFL);
+		}
+		return queued;
+	}
+
+	private void forget(int hash) {
+		this.recentLockNodes[slot(hash)] = 0;
 	}
 
 	/**

@@ -208,13 +208,24 @@ class ZooKeeperLockProviderTests {
 						.release()))
 				.as("requests for a second new key in a row")
 				.isEqualTo(2);
-			// until keys in use outweigh the new ones, a key in use costs the failed
-			// guess
+			// a key this provider queued in lately: its lock node is taken to exist
 			for (int i = 0; i < 2; i++) {
 				assertThat(requests(tree, () -> template.tryAcquire(request).orElseThrow().release()))
-					.as("requests for a key in use after new keys")
-					.isEqualTo(3);
+					.as("requests for a key this provider used lately, after new keys")
+					.isEqualTo(2);
 			}
+			// a key in use by another process only: until keys in use outweigh the new
+			// ones, it costs the failed guess once, then this provider knows it
+			CuratorFramework elsewhere = ZooKeeperTestSupport.client(tree.connectString(), 60_000);
+			this.clients.add(elsewhere);
+			LockRequest shared = LockRequest.builder("shared").waitTime(Duration.ZERO).build();
+			template(new ZooKeeperLockProvider(elsewhere, this.basePath)).tryAcquire(shared).orElseThrow().release();
+			assertThat(requests(tree, () -> template.tryAcquire(shared).orElseThrow().release()))
+				.as("requests for a key only another process used, after new keys")
+				.isEqualTo(3);
+			assertThat(requests(tree, () -> template.tryAcquire(shared).orElseThrow().release()))
+				.as("requests for that key again")
+				.isEqualTo(2);
 			String lockPath = provider.paths().lockPath("solo", LockType.MUTEX);
 			long before = tree.packetsReceived();
 			Lease lease = template.tryAcquire(request).orElseThrow();
