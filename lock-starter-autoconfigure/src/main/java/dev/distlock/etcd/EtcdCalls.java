@@ -28,11 +28,28 @@ final class EtcdCalls {
 	 * @throws Exception the call's own failure
 	 */
 	static <T> T await(CompletableFuture<T> call, long until, String what) throws Exception {
+		return await(call, until, what, "");
+	}
+
+	/**
+	 * The reply of a call, or a failure once the deadline passed; the call's description
+	 * is the two parts joined, built only if it fails, so a call that succeeds builds no
+	 * message.
+	 * @param call the call in flight
+	 * @param until the deadline
+	 * @param what the call, for the timeout's message
+	 * @param subject what the call is about (a key, a queue), appended to {@code what}
+	 * @return the reply
+	 * @throws TimeoutException if there was no reply by the deadline (the call goes on in
+	 * the background)
+	 * @throws Exception the call's own failure
+	 */
+	static <T> T await(CompletableFuture<T> call, long until, String what, Object subject) throws Exception {
 		try {
 			return call.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new TimeoutException("No reply from etcd to " + what + " in time");
+			throw new TimeoutException("No reply from etcd to " + what + subject + " in time");
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = ex.getCause();
@@ -42,7 +59,7 @@ final class EtcdCalls {
 			throw ex;
 		}
 		catch (CancellationException ex) {
-			throw new TimeoutException("The etcd call " + what + " was cancelled");
+			throw new TimeoutException("The etcd call " + what + subject + " was cancelled");
 		}
 	}
 

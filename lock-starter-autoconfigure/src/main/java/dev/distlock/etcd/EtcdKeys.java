@@ -1,6 +1,7 @@
 package dev.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 
 import dev.distlock.core.LockConfigurationException;
@@ -23,6 +24,11 @@ public final class EtcdKeys {
 
 	/** The root used when none is given. */
 	public static final String DEFAULT_ROOT = "/distlock";
+
+	/** Every type's marker, by ordinal: built once, not per key. */
+	private static final String[] MARKERS = Arrays.stream(LockType.values())
+		.map((type) -> type.name().toLowerCase(Locale.ROOT))
+		.toArray(String[]::new);
 
 	private final String root;
 
@@ -89,7 +95,7 @@ public final class EtcdKeys {
 	}
 
 	static String marker(LockType type) {
-		return type.name().toLowerCase(Locale.ROOT);
+		return MARKERS[type.ordinal()];
 	}
 
 	/**

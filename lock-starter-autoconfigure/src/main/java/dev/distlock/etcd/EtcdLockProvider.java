@@ -273,7 +273,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 				closeAll(watchers);
 				this.leases.keepAliveIfDue(grant, until);
 				attempt.markSent();
-				snapshot = EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue " + queue);
+				snapshot = EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue ", queue);
 			}
 		}
 		catch (Exception ex) {
@@ -321,7 +321,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 			.commit();
 		TxnResponse reply;
 		try {
-			reply = EtcdCalls.await(call, until, "the queueing of " + own);
+			reply = EtcdCalls.await(call, until, "the queueing of ", own);
 		}
 		catch (Exception ex) {
 			call.whenComplete((late, failure) -> deleteInBackground(own, valueIs(own, data)));
@@ -332,7 +332,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		}
 		GetResponse read = reply.getGetResponses().get(0);
 		if (exclusive && (read.getKvs().isEmpty() || !read.getKvs().get(0).getKey().equals(own))) {
-			return EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue " + prefix);
+			return EtcdCalls.await(this.kv.get(prefix, QUEUE_READ), until, "a read of queue ", prefix);
 		}
 		return read;
 	}
@@ -347,7 +347,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 			.await(this.kv.txn()
 				.If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(token)))
 				.Then(Op.put(own, data, grant.putOption))
-				.commit(), until, "the announcement of " + own)
+				.commit(), until, "the announcement of ", own)
 			.isSucceeded();
 	}
 
@@ -413,7 +413,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 		for (int i = 0; i < outcomes.length; i++) {
 			EtcdHeldLock lock = locks.get(i);
 			try {
-				boolean held = EtcdCalls.await(checks.get(i), until, "the renewal of " + lock.entry());
+				boolean held = EtcdCalls.await(checks.get(i), until, "the renewal of ", lock.entry());
 				EtcdLeases.Grant moved = moves.get(i);
 				if (held && moved != null) {
 					lock.movedTo(moved);
@@ -455,7 +455,7 @@ public final class EtcdLockProvider implements LockProvider<EtcdHeldLock> {
 	 */
 	private void delete(ByteSequence entry, Cmp guard, long until) {
 		try {
-			EtcdCalls.await(deleteIf(entry, guard), until, "the deletion of " + entry);
+			EtcdCalls.await(deleteIf(entry, guard), until, "the deletion of ", entry);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
