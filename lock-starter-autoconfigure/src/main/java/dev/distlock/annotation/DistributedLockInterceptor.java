@@ -68,9 +68,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 	static BusyCallback<Object> busy(LockAttribute operation, LockRequest request, Object target,
 			@Nullable Object[] args) {
 		if (!operation.answersBusy()) {
-			return (timeout) -> {
-				throw busyException(operation, timeout);
-			};
+			return operation.throwingBusy();
 		}
 		return (timeout) -> {
 			if (logger.isDebugEnabled()) {

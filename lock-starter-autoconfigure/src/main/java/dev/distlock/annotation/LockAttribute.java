@@ -13,6 +13,7 @@ import dev.distlock.core.LockKeyException;
 import dev.distlock.core.LockRequest;
 import dev.distlock.core.LockType;
 import dev.distlock.core.callback.AsyncHold;
+import dev.distlock.core.callback.BusyCallback;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ObjectUtils;
@@ -66,6 +67,12 @@ public final class LockAttribute {
 	private final @Nullable Reactive reactive;
 
 	/**
+	 * The answer to a busy lock when the annotation gives none: the exception naming the
+	 * method. Shared by every call.
+	 */
+	private final BusyCallback<Object> throwingBusy;
+
+	/**
 	 * Every call's request but its key, checked once by
 	 * {@link LockRequest.Builder#build()} when it is built.
 	 */
@@ -101,6 +108,9 @@ public final class LockAttribute {
 		this.asyncHold = (async != null)
 				? (result, held, completion) -> async.whenComplete(result, completion::complete) : null;
 		this.reactive = builder.reactive;
+		this.throwingBusy = (timeout) -> {
+			throw DistributedLockInterceptor.busyException(this, timeout);
+		};
 		// the key of a call is known only then; the prototype carries the expression as
 		// its label
 		String label = (key != null) ? this.namePrefix + this.keyExpression : this.namePrefix;
@@ -257,6 +267,14 @@ public final class LockAttribute {
 	 */
 	boolean answersBusy() {
 		return this.fallback != null || this.onFailure == LockFailureAction.SKIP;
+	}
+
+	/**
+	 * The answer to a busy lock when {@link #answersBusy()} is {@code false}.
+	 * @return the callback throwing the exception naming the method
+	 */
+	BusyCallback<Object> throwingBusy() {
+		return this.throwingBusy;
 	}
 
 	public Method method() {

@@ -49,7 +49,18 @@ public class LockAttributeSource {
 
 	private static final String PUBLISHER = "org.reactivestreams.Publisher";
 
+	/**
+	 * What a method was seen on so far: a {@link Seen}, or {@link #MANY} target classes.
+	 */
+	private static final Object MANY = new Object();
+
 	private final Map<MethodClassKey, Object> cache = new ConcurrentReferenceHashMap<>(256);
+
+	/**
+	 * Per method, its operation on the one target class it is called on (the usual case),
+	 * looked up without allocating a {@link MethodClassKey}.
+	 */
+	private final Map<Method, Object> byMethod = new ConcurrentReferenceHashMap<>(256);
 
 	private final Supplier<LockKeyResolver> keyResolver;
 
@@ -88,6 +99,22 @@ public class LockAttributeSource {
 	 * @throws LockConfigurationException if the annotation is invalid
 	 */
 	public @Nullable LockAttribute getOperation(Method method, Class<?> targetClass) {
+		Object seen = this.byMethod.get(method);
+		if (seen instanceof Seen one && one.targetClass() == targetClass) {
+			return one.operation();
+		}
+		LockAttribute operation = lookUp(method, targetClass);
+		if (seen == null) {
+			this.byMethod.putIfAbsent(method, new Seen(targetClass, operation));
+		}
+		else if (seen != MANY) {
+			// a second target class: from now on by method and class
+			this.byMethod.put(method, MANY);
+		}
+		return operation;
+	}
+
+	private @Nullable LockAttribute lookUp(Method method, Class<?> targetClass) {
 		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
 		Object cached = this.cache.get(cacheKey);
 		if (cached == null) {
@@ -304,6 +331,15 @@ public class LockAttributeSource {
 	private static boolean isSuspending(Method method) {
 		return KotlinDetector.isSuspendingFunction(method) && ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
 				method.getDeclaringClass().getClassLoader());
+	}
+
+	/**
+	 * The operation of a method on the one target class it has been called on.
+	 *
+	 * @param targetClass the target class
+	 * @param operation the operation, or {@code null} if the method is not annotated
+	 */
+	private record Seen(Class<?> targetClass, @Nullable LockAttribute operation) {
 	}
 
 }
